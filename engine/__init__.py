@@ -1,0 +1,25 @@
+"""Kondavo's rules engine: seven rule sets as data, bitboard positions, notation,
+FEN and PDN, and the game's termination and draw rules. Pure Python, no I/O."""
+
+from .errors import (
+    AmbiguousMoveError,
+    EngineError,
+    GameOverError,
+    IllegalMoveError,
+    InvalidFenError,
+    InvalidMoveError,
+    InvalidPdnError,
+    InvalidSquareError,
+    UnknownVariantError,
+)
+from .move import Move
+from .position import Position
+from .rules import Color, CrowningInCapture, DrawRule, Rules
+from .variants import VARIANTS, get_rules
+
+__all__ = [
+    "AmbiguousMoveError", "Color", "CrowningInCapture", "DrawRule", "EngineError",
+    "GameOverError", "IllegalMoveError", "InvalidFenError", "InvalidMoveError",
+    "InvalidPdnError", "InvalidSquareError", "Move", "Position", "Rules",
+    "UnknownVariantError", "VARIANTS", "get_rules",
+]
