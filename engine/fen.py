@@ -65,7 +65,9 @@ def parse_fen(rules: Rules, fen: object) -> Position:
             label = item[1:] if is_king else item
             for sq in _squares(rules, label, fen):
                 if sq in placed:
-                    raise InvalidFenError(f"{fen!r}: square {rules.square_name(sq)} is listed twice")
+                    raise InvalidFenError(
+                        f"{fen!r}: square {rules.square_name(sq)} is listed twice"
+                    )
                 placed[sq] = colour
                 bits[colour] |= 1 << sq
                 if is_king:

@@ -16,12 +16,12 @@ from .position import Position
 from .rules import Color, Rules
 
 
-class Status(str, enum.Enum):
+class Status(enum.StrEnum):
     ONGOING = "ongoing"
     FINISHED = "finished"
 
 
-class Result(str, enum.Enum):
+class Result(enum.StrEnum):
     WHITE_WINS = "white"
     BLACK_WINS = "black"
     DRAW = "draw"
@@ -35,7 +35,7 @@ class Result(str, enum.Enum):
         return {"white": "1-0", "black": "0-1", "draw": "1/2-1/2"}[self.value]
 
 
-class Reason(str, enum.Enum):
+class Reason(enum.StrEnum):
     # Decided on the board.
     NO_PIECES = "no_pieces"
     NO_MOVES = "no_moves"
@@ -115,7 +115,7 @@ class Game:
             legal = pos.legal_moves()
             if move not in legal:
                 raise IllegalMoveError(f"{str(move)!r} is illegal: "
-                                       f"{pos.explain_illegal(list(move.path)).split(': ', 1)[-1]}")
+                                       f"{pos.explain_illegal(list(move.path))}")
             move = legal[legal.index(move)]
         else:
             raise InvalidMoveError(f"{move!r} is not a move")

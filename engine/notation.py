@@ -56,9 +56,9 @@ def move_along(pos: Position, path: list[int], text: str | None = None) -> Move:
         return exact[0]
     candidates = []
     for m in legal:
-        if m.path[0] == path[0] and m.path[-1] == path[-1] and _in_order(path, m.path):
-            if m not in candidates:
-                candidates.append(m)
+        same_ends = m.path[0] == path[0] and m.path[-1] == path[-1]
+        if same_ends and _in_order(path, m.path) and m not in candidates:
+            candidates.append(m)
     if len(candidates) == 1:
         return candidates[0]
     shown = text if text is not None else "-".join(pos.rules.square_name(s) for s in path)
@@ -69,7 +69,7 @@ def move_along(pos: Position, path: list[int], text: str | None = None) -> Move:
     if not legal:
         raise IllegalMoveError(f"{shown!r}: {pos.side_to_move} has no legal move; the game is over")
     reason = pos.explain_illegal(path)
-    raise IllegalMoveError(f"{shown!r} is illegal: {reason.split(': ', 1)[-1]}")
+    raise IllegalMoveError(f"{shown!r} is illegal: {reason}")
 
 
 def _in_order(short: list[int], long: tuple[int, ...]) -> bool:

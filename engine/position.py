@@ -147,7 +147,7 @@ class Position:
         return parse_move(self, text)
 
     def explain_illegal(self, path: list[int]) -> str:
-        """Why the move along ``path`` is not legal here, in a sentence."""
+        """Why the move along ``path`` is not legal here, as a sentence without the move."""
         return _explain(self, path)
 
     # --- identity ------------------------------------------------------------------
@@ -193,17 +193,16 @@ class Position:
 def _explain(pos: Position, path: list[int]) -> str:
     rules = pos.rules
     name = rules.square_name
-    text = "-".join(name(s) for s in path)
     start = path[0]
     piece = pos.piece_at(start)
     if piece is None:
-        return f"{text}: there is no piece on {name(start)}"
+        return f"there is no piece on {name(start)}"
     if piece[0] is not pos.side_to_move:
-        return f"{text}: the piece on {name(start)} is not yours; it is {pos.side_to_move}'s turn"
+        return f"the piece on {name(start)} is not yours; it is {pos.side_to_move}'s turn"
     own, opp = pos.own, pos.opponent
     t = pos._t
     if not has_capture(t, own, opp, pos.kings, pos.turn):
-        return f"{text} is not a legal move here"
+        return "that piece cannot move there"
     every = capture_sequences(t, own, opp, pos.kings, pos.turn)
     allowed = apply_precedence(t, every, pos.kings)
     most = max(len(s[1]) for s in allowed)
@@ -213,23 +212,23 @@ def _explain(pos: Position, path: list[int]) -> str:
         seq = matching[0]
         best = allowed[0]
         if len(seq[1]) < most:
-            return f"{text}: a longer capture exists; it takes {most} pieces"
+            return f"a longer capture exists; it takes {most} pieces"
         if "with_king" in t.precedence and best[3] and not seq[3]:
-            return f"{text}: a capture with a king takes precedence over a capture with a man"
+            return "a capture with a king takes precedence over a capture with a man"
         if "kings" in t.precedence:
-            return f"{text}: another capture takes more kings and must be played"
-        return f"{text}: another capture sequence takes precedence (it meets a king earlier)"
+            return "another capture takes more kings and must be played"
+        return "another capture sequence takes precedence (it meets a king earlier)"
     if not rules.men_capture_kings and not piece[1] and len(path) >= 2:
         # A man trying to jump a king in a rule set that forbids it.
         for a, b in zip(path, path[1:], strict=False):
             ca, cb = rules.board.coords[a], rules.board.coords[b]
             mid = rules.board.square_at.get(((ca[0] + cb[0]) // 2, (ca[1] + cb[1]) // 2))
             if mid is not None and pos.kings >> mid & 1 and opp >> mid & 1:
-                return f"{text}: a man may not capture a king in {rules.name_en}"
+                return f"a man may not capture a king in {rules.name_en}"
     prefixes = [s for s in every if s[0][: len(path)] == tuple(path)]
     if prefixes:
-        return f"{text}: the capture is not finished; it must go on as long as it can"
-    return f"{text}: a capture is compulsory"
+        return "the capture is not finished; it must go on as long as it can"
+    return "a capture is compulsory"
 
 
 def _is_subsequence(short: list[int], long: tuple[int, ...]) -> bool:

@@ -14,7 +14,7 @@ from .errors import InvalidSquareError
 from .geometry import Board
 
 
-class Color(str, enum.Enum):
+class Color(enum.StrEnum):
     WHITE = "white"
     BLACK = "black"
 
@@ -30,7 +30,7 @@ class Color(str, enum.Enum):
         return self.value
 
 
-class CrowningInCapture(str, enum.Enum):
+class CrowningInCapture(enum.StrEnum):
     """What happens when a man reaches its last row in the middle of a capture."""
 
     ENDS_MOVE = "ends_move"  # crowned at once and the move stops there

@@ -37,7 +37,9 @@ FMJD64 = (
 BOARD_8 = Board(8, 8)
 BOARD_10 = Board(10, 10)
 # Spanish: numbered from White's side, right to left, bottom to top (1 = h1).
-BOARD_8_SPANISH = Board(8, 8, mirrored=True, numbering=Numbering(from_top=False, left_to_right=False))
+BOARD_8_SPANISH = Board(
+    8, 8, mirrored=True, numbering=Numbering(from_top=False, left_to_right=False)
+)
 # Italian: FID numbering left to right from the top-left playing square (1 = a8).
 BOARD_8_ITALIAN = Board(8, 8, mirrored=True)
 BOARD_8_ORTHOGONAL = Board(8, 8, all_squares=True)
