@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 class Move:
-    __slots__ = ("rules", "path", "captured", "capmask", "promotes")
+    __slots__ = ("rules", "path", "captured", "capmask", "promotes", "from_bit", "to_bit")
 
     def __init__(
         self,
@@ -29,6 +29,9 @@ class Move:
         self.captured = captured  # in capture order
         self.capmask = capmask  # the captured squares as a bitboard
         self.promotes = promotes  # the piece is a king when the move ends
+        # Bits of start and end, so playing the move is a few integer operations.
+        self.from_bit = 1 << path[0]
+        self.to_bit = 1 << path[-1]
 
     @property
     def start(self) -> int:

@@ -55,8 +55,17 @@ def capture_sequences(t: Tables, own: int, opp: int, kings: int, turn: int) -> l
     """Every complete capture sequence, before precedence and before merging duplicates."""
     out: list[Sequence] = []
     occ_all = own | opp
+    empty = t.mask & ~occ_all
+    # Only men with a jump available right now can start a capture: find them set-wise.
     men = own & ~kings
-    bits = own
+    victims = opp if t.men_capture_kings else opp & ~kings
+    starters = 0
+    for d in t.capture_dirs[turn]:
+        if d > 0:
+            starters |= (((empty >> d) & victims) >> d) & men
+        else:
+            starters |= (((empty << -d) & victims) << -d) & men
+    bits = starters | (own & kings)
     while bits:
         b = bits & -bits
         bits ^= b
@@ -216,33 +225,36 @@ def capture_moves(t: Tables, own: int, opp: int, kings: int, turn: int,
 
 
 def quiet_moves(t: Tables, own: int, opp: int, kings: int, turn: int) -> list[Move]:
-    rules = t.rules
     occ = own | opp
     empty = t.mask & ~occ
-    promotion = t.promotion[turn]
-    moves = []
+    moves: list[Move] = []
     append = moves.append
     men = own & ~kings
-    for d in t.step_dirs[turn]:
+    for d, by_target in zip(t.step_dirs[turn], t.man_step_moves[turn], strict=True):
         targets = ((men << d) if d > 0 else (men >> -d)) & empty
         while targets:
             b = targets & -targets
             targets ^= b
-            to = b.bit_length() - 1
-            append(Move(rules, (to - d, to), (), 0, bool(b & promotion)))
+            append(by_target[b.bit_length() - 1])
     own_kings = own & kings
-    flying = t.flying
-    while own_kings:
-        b = own_kings & -own_kings
-        own_kings ^= b
-        k = b.bit_length() - 1
-        for _, ray in t.king_rays[k]:
-            for s in ray:
-                if (occ >> s) & 1:
-                    break
-                append(Move(rules, (k, s)))
+    if own_kings:
+        flying = t.flying
+        extend = moves.extend
+        ray_moves = t.king_ray_moves
+        while own_kings:
+            b = own_kings & -own_kings
+            own_kings ^= b
+            for ray, along in ray_moves[b.bit_length() - 1]:
                 if not flying:
-                    break
+                    if not (occ >> ray[0]) & 1:
+                        append(along[0])
+                    continue
+                i = 0
+                n = len(ray)
+                while i < n and not (occ >> ray[i]) & 1:
+                    i += 1
+                if i:
+                    extend(along[:i])
     return moves
 
 

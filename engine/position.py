@@ -11,23 +11,26 @@ from .movegen import (
     legal_moves,
 )
 from .rules import Color, Rules
-from .tables import Tables, tables_for
+from .tables import tables_for
 
 WHITE, BLACK = 0, 1
+_new = object.__new__
 
 
 class Position:
-    __slots__ = ("rules", "white", "black", "kings", "turn", "_moves", "_t")
+    # ``_moves`` caches the legal moves; it is left unset until asked for (cheaper play()).
+    __slots__ = ("white", "black", "kings", "turn", "_moves", "_t")
 
-    def __init__(self, rules: Rules, white: int, black: int, kings: int, turn: int,
-                 _t: Tables | None = None) -> None:
-        self.rules = rules
+    def __init__(self, rules: Rules, white: int, black: int, kings: int, turn: int) -> None:
         self.white = white
         self.black = black
         self.kings = kings
         self.turn = turn  # 0: White to move, 1: Black to move
-        self._t = _t or tables_for(rules)
-        self._moves: list[Move] | None = None
+        self._t = tables_for(rules)
+
+    @property
+    def rules(self) -> Rules:
+        return self._t.rules
 
     # --- construction --------------------------------------------------------------
 
@@ -98,13 +101,15 @@ class Position:
     # --- moves ---------------------------------------------------------------------
 
     def legal_moves(self) -> list[Move]:
-        moves = self._moves
-        if moves is None:
-            if self.turn == WHITE:
-                moves = legal_moves(self._t, self.white, self.black, self.kings, 0)
-            else:
-                moves = legal_moves(self._t, self.black, self.white, self.kings, 1)
-            self._moves = moves
+        try:
+            return self._moves
+        except AttributeError:
+            pass
+        if self.turn == WHITE:
+            moves = legal_moves(self._t, self.white, self.black, self.kings, 0)
+        else:
+            moves = legal_moves(self._t, self.black, self.white, self.kings, 1)
+        self._moves = moves
         return moves
 
     def legal_moves_keeping_duplicates(self) -> list[Move]:
@@ -124,18 +129,26 @@ class Position:
 
     def play(self, move: Move) -> Position:
         """The position after ``move``; the move is trusted to be legal here."""
-        fb = 1 << move.path[0]
-        tb = 1 << move.path[-1]
+        fb = move.from_bit
+        tb = move.to_bit
         cap = move.capmask
-        kings = self.kings & ~cap
+        kings = self.kings & ~cap if cap else self.kings
         if kings & fb:
-            kings = (kings & ~fb) | tb
+            kings = (kings ^ fb) | tb
         elif move.promotes:
             kings |= tb
+        after = _new(Position)
+        after._t = self._t
+        after.kings = kings
         if self.turn == WHITE:
-            return Position(self.rules, (self.white & ~fb) | tb, self.black & ~cap, kings, 1,
-                            self._t)
-        return Position(self.rules, self.white & ~cap, (self.black & ~fb) | tb, kings, 0, self._t)
+            after.white = (self.white ^ fb) | tb
+            after.black = self.black & ~cap if cap else self.black
+            after.turn = BLACK
+        else:
+            after.black = (self.black ^ fb) | tb
+            after.white = self.white & ~cap if cap else self.white
+            after.turn = WHITE
+        return after
 
     def is_legal(self, move: Move) -> bool:
         return move.rules == self.rules and move in self.legal_moves()

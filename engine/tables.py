@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .move import Move
 from .rules import Color, Rules
 
 _CACHE: dict[str, Tables] = {}
@@ -51,6 +52,25 @@ class Tables:
                 (d, rays[sq][d][0], rays[sq][d][1]) for d in self.king_dirs if len(rays[sq][d]) >= 2
             )
             self.king_rays[sq] = tuple((d, rays[sq][d]) for d in self.king_dirs if rays[sq][d])
+        # Quiet moves never change, so each is built once and shared by every position:
+        # man_step_moves[side][i][to] is the step in step_dirs[side][i] that ends on ``to``;
+        # king_ray_moves[sq] the king moves along each ray, nearest first.
+        self.man_step_moves: tuple[list[list], list[list]] = ([], [])
+        for side in (0, 1):
+            for d in self.step_dirs[side]:
+                by_target: list = [None] * size
+                for sq in board.squares:
+                    ray = rays[sq][d]
+                    if ray:
+                        to = ray[0]
+                        by_target[to] = Move(rules, (sq, to), (), 0,
+                                             bool((1 << to) & self.promotion[side]))
+                self.man_step_moves[side].append(by_target)
+        self.king_ray_moves: list[tuple] = [()] * size
+        for sq in board.squares:
+            self.king_ray_moves[sq] = tuple(
+                (ray, tuple(Move(rules, (sq, s)) for s in ray)) for _, ray in self.king_rays[sq]
+            )
 
 
 def tables_for(rules: Rules) -> Tables:

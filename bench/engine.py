@@ -1,0 +1,202 @@
+"""Engine benchmark: perft nodes/s and move-generation time for every rule set,
+against py-draughts on the same positions in the same run.
+
+    .venv/bin/python bench/engine.py [--py-draughts /path/to/other-venv/bin/python]
+
+py-draughts also imports as ``draughts``, so it lives in its own virtual environment:
+
+    python3 -m venv /tmp/pyd && /tmp/pyd/bin/pip install py-draughts
+
+Both libraries run the same perft loop over their public API (generate the legal
+moves, play each, recurse). The last line is one JSON object with every figure.
+py-draughts gets English wrong (captures optional), so only International,
+Brazilian and Russian are compared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine import VARIANTS, Position, get_rules  # noqa: E402
+from engine.perft import perft_fast, perft_public  # noqa: E402
+
+COMPARED = {"international": "StandardBoard", "brazilian": "BrazilianBoard",
+            "russian": "RussianBoard"}
+ROUNDS = 3  # interleaved rounds; the best of each is kept (the machine is shared and noisy)
+
+PY_DRAUGHTS_SCRIPT = r'''
+import json, sys, time
+import draughts
+job = json.loads(sys.stdin.read())
+Board = getattr(draughts, job["board"])
+
+def perft(b, d):
+    if d == 0:
+        return 1
+    n = 0
+    for m in b.legal_moves:
+        b.push(m)
+        n += perft(b, d - 1)
+        b.pop()
+    return n
+
+out = {}
+b = Board()
+start = time.perf_counter(); nodes = perft(b, job["depth"]); secs = time.perf_counter() - start
+out["perft"] = {"nodes": nodes, "seconds": secs}
+out["movegen"] = {}
+for name, fen in job["fens"].items():
+    b = Board.from_fen(fen)
+    out.setdefault("counts", {})[name] = len(b.legal_moves)
+    n = job["calls"]
+    start = time.perf_counter()
+    for _ in range(n):
+        b.legal_moves
+    out["movegen"][name] = (time.perf_counter() - start) / n * 1e6
+print(json.dumps(out))
+'''
+
+
+def numeric_fen(pos: Position) -> str:
+    """FEN with square numbers (lidraughts style), which py-draughts reads for every board."""
+    board = pos.rules.board
+    def listing(bits: int) -> str:
+        return ",".join(("K" if pos.kings >> s & 1 else "") + str(board.numbers[s])
+                        for s in sorted(board.squares, key=board.numbers.get) if bits >> s & 1)
+    return f"{'W' if pos.turn == 0 else 'B'}:W{listing(pos.white)}:B{listing(pos.black)}"
+
+
+def midgame(variant: str) -> Position:
+    """A reproducible position about 20 plies in with no capture pending."""
+    rules = get_rules(variant)
+    rng = random.Random(2026)
+    while True:
+        pos = Position.start(rules)
+        for _ in range(20):
+            moves = pos.legal_moves()
+            if not moves:
+                break
+            pos = pos.play(rng.choice(moves))
+        if pos.legal_moves() and not pos.has_capture() and len(pos.legal_moves()) >= 5:
+            return pos
+
+
+def timed(fn, *args) -> tuple[int, float]:
+    start = time.perf_counter()
+    result = fn(*args)
+    return result, time.perf_counter() - start
+
+
+def depth_for(fn, pos: Position, seconds: float, limit: int) -> int:
+    """The first depth at which ``fn`` takes at least ``seconds``."""
+    depth = 1
+    while depth < limit:
+        _, secs = timed(fn, pos, depth)
+        if secs >= seconds:
+            return depth
+        depth += 1
+    return limit
+
+
+def movegen_us(pos: Position, calls: int) -> float:
+    """Microseconds per legal-move generation (a fresh position each call: no cache)."""
+    rules, w, b, k, turn = pos.rules, pos.white, pos.black, pos.kings, pos.turn
+    start = time.perf_counter()
+    for _ in range(calls):
+        Position(rules, w, b, k, turn).legal_moves()
+    return (time.perf_counter() - start) / calls * 1e6
+
+
+def run_py_draughts(python: str, board: str, depth: int, fens: dict, calls: int) -> dict:
+    job = json.dumps({"board": board, "depth": depth, "fens": fens, "calls": calls})
+    out = subprocess.run([python, "-c", PY_DRAUGHTS_SCRIPT], input=job, capture_output=True,
+                         text=True, timeout=600)
+    if out.returncode != 0:
+        raise RuntimeError(f"py-draughts failed: {out.stderr.strip().splitlines()[-1:]}")
+    return json.loads(out.stdout)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--py-draughts", metavar="PYTHON",
+                        help="interpreter of a virtual environment with py-draughts installed")
+    parser.add_argument("--seconds", type=float, default=2.0,
+                        help="aim for perft runs of at least this long")
+    parser.add_argument("--calls", type=int, default=20000, help="move generations to time")
+    args = parser.parse_args()
+
+    figures: dict = {"perft_nps": {}, "perft_public_nps": {}, "movegen_us": {},
+                     "vs_py_draughts": {}}
+    print(f"{'variant':<14} {'fast perft':>22} {'public perft':>22} "
+          f"{'movegen start':>14} {'movegen mid':>12}")
+    for variant in VARIANTS:
+        rules = get_rules(variant)
+        start = Position.start(rules)
+        mid = midgame(variant)
+        d_fast = depth_for(lambda p, d: perft_fast(p, d), start, args.seconds, 12)
+        nodes, secs = timed(perft_fast, start, d_fast)
+        fast_nps = nodes / secs
+        d_pub = depth_for(perft_public, start, args.seconds / 2, 9)
+        best_pub = 0.0
+        best_gen = {"start": float("inf"), "midgame": float("inf")}
+        theirs = None
+        for _ in range(ROUNDS):
+            nodes_pub, secs_pub = timed(perft_public, start, d_pub)
+            best_pub = max(best_pub, nodes_pub / secs_pub)
+            best_gen["start"] = min(best_gen["start"], movegen_us(start, args.calls))
+            best_gen["midgame"] = min(best_gen["midgame"], movegen_us(mid, args.calls))
+            if args.py_draughts and variant in COMPARED:
+                fens = {"start": numeric_fen(start), "midgame": numeric_fen(mid)}
+                got = run_py_draughts(args.py_draughts, COMPARED[variant], d_pub, fens,
+                                      args.calls // 4)
+                if got["perft"]["nodes"] != nodes_pub:
+                    print(f"  ! py-draughts counts {got['perft']['nodes']} at depth {d_pub}, "
+                          f"we count {nodes_pub}")
+                for name, pos in (("start", start), ("midgame", mid)):
+                    if got["counts"][name] != len(pos.legal_moves()):
+                        print(f"  ! py-draughts lists {got['counts'][name]} moves on {name}, "
+                              f"we list {len(pos.legal_moves())}")
+                if theirs is None:
+                    theirs = got
+                else:
+                    theirs["perft"]["seconds"] = min(theirs["perft"]["seconds"],
+                                                     got["perft"]["seconds"])
+                    for k in ("start", "midgame"):
+                        theirs["movegen"][k] = min(theirs["movegen"][k], got["movegen"][k])
+        figures["perft_nps"][variant] = round(fast_nps)
+        figures["perft_public_nps"][variant] = round(best_pub)
+        figures["movegen_us"][variant] = {k: round(v, 2) for k, v in best_gen.items()}
+        print(f"{variant:<14} {fast_nps:>12,.0f} n/s (d{d_fast}) {best_pub:>12,.0f} n/s (d{d_pub}) "
+              f"{best_gen['start']:>11.2f} us {best_gen['midgame']:>9.2f} us")
+        if theirs is not None:
+            their_nps = theirs["perft"]["nodes"] / theirs["perft"]["seconds"]
+            their_gen = theirs["movegen"]
+            ratio_perft = best_pub / their_nps
+            ratio_gen = {k: their_gen[k] / best_gen[k] for k in ("start", "midgame")}
+            figures["vs_py_draughts"][variant] = {
+                "perft": round(ratio_perft, 2),
+                "movegen": round(min(ratio_gen.values()), 2),
+                "py_draughts_perft_nps": round(their_nps),
+                "py_draughts_movegen_us": {k: round(v, 2) for k, v in their_gen.items()},
+            }
+            print(f"{'  py-draughts':<14} {'':>22} {their_nps:>12,.0f} n/s (d{d_pub}) "
+                  f"{their_gen['start']:>11.2f} us {their_gen['midgame']:>9.2f} us"
+                  f"   -> ours x{ratio_perft:.2f} perft, x{ratio_gen['start']:.2f} / "
+                  f"x{ratio_gen['midgame']:.2f} movegen")
+    intl = figures["perft_nps"]["international"]
+    for variant in ("spanish", "italian", "turkish"):
+        print(f"{variant} fast perft vs International: "
+              f"x{figures['perft_nps'][variant] / intl:.2f}")
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()
