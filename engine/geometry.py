@@ -89,6 +89,9 @@ class Board:
     @cached_property
     def direction_groups(self) -> dict[str, dict[str, tuple[int, ...]]]:
         """Shifts by group, per colour: 'forward', 'backward', 'sideways'."""
+        up: tuple[int, ...]
+        down: tuple[int, ...]
+        side: tuple[int, ...]
         if self.all_squares:
             vertical = self.cols + 1
             up, down, side = (-vertical,), (vertical,), (-1, 1)

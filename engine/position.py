@@ -43,7 +43,7 @@ class Position:
                 white |= 1 << sq
             elif row in rules.start_rows:
                 black |= 1 << sq
-        return cls(rules, white, black, 0, rules.first_to_move.index)
+        return cls(rules, white, black, 0, rules.first_to_move.turn)
 
     @classmethod
     def from_fen(cls, rules: Rules, fen: str) -> Position:
@@ -102,7 +102,7 @@ class Position:
 
     def legal_moves(self) -> list[Move]:
         try:
-            return self._moves
+            return self._moves  # type: ignore[has-type]
         except AttributeError:
             pass
         if self.turn == WHITE:

@@ -23,7 +23,8 @@ class Color(enum.StrEnum):
         return Color.BLACK if self is Color.WHITE else Color.WHITE
 
     @property
-    def index(self) -> int:
+    def turn(self) -> int:
+        """0 for White, 1 for Black: the ``Position.turn`` of this side to move."""
         return 0 if self is Color.WHITE else 1
 
     def __str__(self) -> str:
