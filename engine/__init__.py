@@ -12,14 +12,15 @@ from .errors import (
     InvalidSquareError,
     UnknownVariantError,
 )
+from .game import Game, Reason, Result, Status
 from .move import Move
 from .position import Position
 from .rules import Color, CrowningInCapture, DrawRule, Rules
 from .variants import VARIANTS, get_rules
 
 __all__ = [
-    "AmbiguousMoveError", "Color", "CrowningInCapture", "DrawRule", "EngineError",
+    "AmbiguousMoveError", "Color", "CrowningInCapture", "DrawRule", "EngineError", "Game",
     "GameOverError", "IllegalMoveError", "InvalidFenError", "InvalidMoveError",
-    "InvalidPdnError", "InvalidSquareError", "Move", "Position", "Rules",
-    "UnknownVariantError", "VARIANTS", "get_rules",
+    "InvalidPdnError", "InvalidSquareError", "Move", "Position", "Reason", "Result", "Rules",
+    "Status", "UnknownVariantError", "VARIANTS", "get_rules",
 ]

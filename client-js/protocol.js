@@ -1,0 +1,151 @@
+// The client's mirror of protocol/messages.py: the same tags, fields, version,
+// error and close codes. tests/e2e/test_protocol_mirror.py checks it against
+// protocol.messages.schema(), so a change on one side that is not made on the
+// other fails the tests. Everything else in the client talks to the server only
+// through this module.
+import { decode, encode } from "./vendor/msgpack/index.mjs";
+
+export const PROTOCOL_VERSION = 1;
+export const SUBPROTOCOL = "kondavo.v1";
+export const CHAT_MAX_CHARS = 140;
+export const NAME_MAX_CHARS = 30;
+
+/** Client -> server: tag -> field names. */
+export const CLIENT_MESSAGES = {
+  abort: ["ack"],
+  chat: ["ack", "text"],
+  claim_draw: ["ack"],
+  claim_victory: ["ack"],
+  draw_accept: ["ack"],
+  draw_decline: ["ack"],
+  draw_offer: ["ack"],
+  hello: ["proto", "token", "since", "name"],
+  move: ["ack", "path", "notation", "v"],
+  ping: ["n"],
+  rematch_accept: ["ack"],
+  rematch_decline: ["ack"],
+  rematch_offer: ["ack"],
+  resign: ["ack"],
+};
+
+/** Server -> client: tag -> field names. Room events carry the game's version `v`. */
+export const SERVER_MESSAGES = {
+  ack: ["ack", "v"],
+  chat: ["v", "channel", "by", "name", "text"],
+  claimable: ["v", "by"],
+  draw_declined: ["v", "by"],
+  draw_lapsed: ["v", "by"],
+  draw_offered: ["v", "by"],
+  error: ["code", "message", "ack"],
+  joined: ["v", "side", "name"],
+  lobby: ["open", "live"],
+  moved: ["v", "ply", "by", "notation", "path", "captured", "fen", "side_to_move", "pieces", "legal", "clocks"],
+  over: ["v", "result", "reason", "clocks"],
+  pong: ["n", "now"],
+  presence: ["v", "side", "present"],
+  rematch: ["v", "game"],
+  rematch_declined: ["v", "by"],
+  rematch_offered: ["v", "by"],
+  seat: ["game", "side", "token"],
+  skip: ["v"],
+  spectators: ["n"],
+  state: [
+    "v", "game", "variant", "variant_name", "board", "you", "status", "players", "start_fen",
+    "fen", "side_to_move", "pieces", "moves", "legal", "clock", "clocks", "result", "reason",
+    "draw_offer", "rematch_offer", "rematch", "claimable", "spectators", "chat", "now", "proto",
+  ],
+};
+
+/** Room events: they advance the game's version by one each. */
+export const EVENTS = new Set([
+  "state", "moved", "joined", "presence", "claimable", "draw_offered", "draw_declined",
+  "draw_lapsed", "rematch_offered", "rematch_declined", "rematch", "over", "chat", "skip",
+]);
+
+export const ERROR_CODES = [
+  "frame/not_binary", "frame/not_msgpack", "frame/not_map", "frame/too_large",
+  "msg/unknown_type", "msg/missing_field", "msg/bad_field", "msg/hello_first", "msg/hello_twice",
+  "proto/version", "rate/limited",
+  "move/illegal", "move/invalid", "move/ambiguous", "move/not_your_turn", "move/stale",
+  "move/no_opponent",
+  "seat/spectator", "seat/bad_token", "seat/taken", "seat/bad_invite", "room/not_found",
+  "game/over", "game/not_over", "draw/already_offered", "draw/no_offer", "draw/too_soon",
+  "rematch/already_offered", "rematch/no_offer", "rematch/done", "rematch/no_opponent",
+  "abort/too_late", "claim/opponent_present", "claim/too_early", "claim/no_clock",
+  "chat/empty", "chat/too_long",
+  "api/bad_json", "api/bad_field", "api/bad_variant", "api/bad_clock", "api/bad_fen",
+  "computer/unavailable", "server/busy", "server/error",
+];
+
+export const CLOSE_CODES = {
+  NORMAL: 1000,
+  GOING_AWAY: 1001,
+  TOO_LARGE: 1009,
+  SERVER_ERROR: 1011,
+  NO_HELLO: 4001,
+  UNSUPPORTED_VERSION: 4002,
+  ROOM_NOT_FOUND: 4004,
+  TOO_SLOW: 4008,
+  TOO_MANY_ERRORS: 4029,
+};
+
+/** Close codes after which reconnecting cannot help. */
+export const FINAL_CLOSE_CODES = new Set([
+  CLOSE_CODES.UNSUPPORTED_VERSION, CLOSE_CODES.ROOM_NOT_FOUND,
+]);
+
+/** The whole schema as plain data (compared with protocol.messages.schema() in tests). */
+export const SCHEMA = {
+  protocol: PROTOCOL_VERSION,
+  subprotocol: SUBPROTOCOL,
+  client_to_server: CLIENT_MESSAGES,
+  server_to_client: SERVER_MESSAGES,
+  error_codes: ERROR_CODES,
+  close_codes: CLOSE_CODES,
+};
+
+export class ProtocolError extends Error {}
+
+/** Encode a client message: toServer("move", {path, v}) -> bytes. Unknown tags or fields throw. */
+export function toServer(t, fields = {}) {
+  const known = CLIENT_MESSAGES[t];
+  if (!known) throw new ProtocolError(`unknown client message '${t}'`);
+  const body = { t };
+  for (const [name, value] of Object.entries(fields)) {
+    if (!known.includes(name)) throw new ProtocolError(`'${t}' has no field '${name}'`);
+    if (value !== undefined) body[name] = value;
+  }
+  return encode(body);
+}
+
+/** Decode a server frame; anything that is not a known message map throws ProtocolError. */
+export function fromServer(frame) {
+  let body;
+  try {
+    body = decode(frame instanceof ArrayBuffer ? new Uint8Array(frame) : frame);
+  } catch {
+    throw new ProtocolError("frame is not msgpack");
+  }
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw new ProtocolError("frame is not a map");
+  }
+  if (typeof body.t !== "string" || !(body.t in SERVER_MESSAGES)) {
+    throw new ProtocolError(`unknown server message '${String(body.t).slice(0, 40)}'`);
+  }
+  return body;
+}
+
+/**
+ * Calls handlers[msg.t](msg) for each message; a tag with no handler is
+ * rejected (reported through onUnknown), never silently half-handled.
+ */
+export function dispatcher(handlers, onUnknown = (msg) => console.warn("unhandled message", msg.t)) {
+  for (const tag of Object.keys(handlers)) {
+    if (!(tag in SERVER_MESSAGES)) throw new ProtocolError(`handler for unknown message '${tag}'`);
+  }
+  return (msg) => {
+    const handler = handlers[msg.t];
+    if (handler) handler(msg);
+    else onUnknown(msg);
+  };
+}

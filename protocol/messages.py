@@ -1,0 +1,644 @@
+"""Every message of the Kondavo wire protocol, both directions, in one place.
+
+A message is a msgpack map in one binary WebSocket frame (subprotocol
+``kondavo.v1``), tagged by its ``t`` field. Each message is a frozen dataclass
+below; its annotations are the schema. Decoding validates a frame against it and
+fails only with ``ProtocolError`` (a code and a sentence for a person), never
+with a library's exception, so nothing unexpected reaches a peer.
+
+>>> decode_client(encode(Ping(n=7)))
+Ping(n=7)
+>>> decode_client(b"\\x93")
+Traceback (most recent call last):
+...
+protocol.messages.ProtocolError: [frame/not_msgpack] The frame is not valid msgpack.
+
+Model: lila-ws ``ClientOut.scala`` / ``ClientIn.scala``; websockets ``Protocol.parse``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+import msgpack
+
+PROTOCOL_VERSION = 1
+SUBPROTOCOL = "kondavo.v1"
+# Largest frame a client may send; the longest honest one (a chat line) is far smaller.
+MAX_FRAME_BYTES = 8 * 1024
+CHAT_MAX_CHARS = 140
+NAME_MAX_CHARS = 30
+# Integers must survive a JavaScript client, whose numbers are doubles.
+_MAX_SAFE_INT = 2**53 - 1
+
+Side = Literal["white", "black"]
+
+
+class ErrorCode(enum.StrEnum):
+    """Why a frame, a command or a request was refused. ``area/what`` like lila-ws."""
+
+    # the frame itself
+    FRAME_NOT_BINARY = "frame/not_binary"
+    FRAME_NOT_MSGPACK = "frame/not_msgpack"
+    FRAME_NOT_MAP = "frame/not_map"
+    FRAME_TOO_LARGE = "frame/too_large"
+    # the message inside it
+    MSG_UNKNOWN_TYPE = "msg/unknown_type"
+    MSG_MISSING_FIELD = "msg/missing_field"
+    MSG_BAD_FIELD = "msg/bad_field"
+    MSG_HELLO_FIRST = "msg/hello_first"
+    MSG_HELLO_TWICE = "msg/hello_twice"
+    PROTO_VERSION = "proto/version"
+    RATE_LIMITED = "rate/limited"
+    # moves
+    MOVE_ILLEGAL = "move/illegal"
+    MOVE_INVALID = "move/invalid"
+    MOVE_AMBIGUOUS = "move/ambiguous"
+    MOVE_NOT_YOUR_TURN = "move/not_your_turn"
+    MOVE_STALE = "move/stale"
+    MOVE_NO_OPPONENT = "move/no_opponent"
+    # seats and rooms
+    SEAT_SPECTATOR = "seat/spectator"
+    SEAT_BAD_TOKEN = "seat/bad_token"
+    SEAT_TAKEN = "seat/taken"
+    SEAT_BAD_INVITE = "seat/bad_invite"
+    ROOM_NOT_FOUND = "room/not_found"
+    # the game's course
+    GAME_OVER = "game/over"
+    GAME_NOT_OVER = "game/not_over"
+    DRAW_ALREADY_OFFERED = "draw/already_offered"
+    DRAW_NO_OFFER = "draw/no_offer"
+    DRAW_TOO_SOON = "draw/too_soon"
+    REMATCH_ALREADY_OFFERED = "rematch/already_offered"
+    REMATCH_NO_OFFER = "rematch/no_offer"
+    REMATCH_DONE = "rematch/done"
+    REMATCH_NO_OPPONENT = "rematch/no_opponent"
+    ABORT_TOO_LATE = "abort/too_late"
+    CLAIM_OPPONENT_PRESENT = "claim/opponent_present"
+    CLAIM_TOO_EARLY = "claim/too_early"
+    CLAIM_NO_CLOCK = "claim/no_clock"
+    CHAT_EMPTY = "chat/empty"
+    CHAT_TOO_LONG = "chat/too_long"
+    # HTTP API
+    API_BAD_JSON = "api/bad_json"
+    API_BAD_FIELD = "api/bad_field"
+    API_BAD_VARIANT = "api/bad_variant"
+    API_BAD_CLOCK = "api/bad_clock"
+    API_BAD_FEN = "api/bad_fen"
+    COMPUTER_UNAVAILABLE = "computer/unavailable"
+    # the server's own trouble; the sentence never carries exception text
+    SERVER_BUSY = "server/busy"
+    SERVER_ERROR = "server/error"
+
+
+class CloseCode(enum.IntEnum):
+    """WebSocket close codes the server uses (RFC 6455 7.4; 4000-4999 are ours)."""
+
+    NORMAL = 1000
+    GOING_AWAY = 1001  # the server is shutting down
+    TOO_LARGE = 1009  # beyond the transport's hard frame limit
+    SERVER_ERROR = 1011
+    NO_HELLO = 4001  # the first message was not a hello, or none came in time
+    UNSUPPORTED_VERSION = 4002
+    ROOM_NOT_FOUND = 4004
+    TOO_SLOW = 4008  # the client did not read its messages and its send queue filled up
+    TOO_MANY_ERRORS = 4029  # kept sending bad frames or too many messages
+
+
+class ProtocolError(ValueError):
+    """A frame or message that breaks the protocol; ``code`` says how, ``str`` says it in words."""
+
+    def __init__(self, code: ErrorCode, sentence: str):
+        super().__init__(f"[{code}] {sentence}")
+        self.code = code
+        self.sentence = sentence
+
+
+def _limit(**limits: Any) -> dict[str, Any]:
+    """Field metadata: ``max_len`` (strings, lists), ``min``/``max`` (numbers)."""
+    return {"limits": limits}
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """Base of every message; ``t`` is the tag on the wire."""
+
+    t: ClassVar[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"t": self.t}
+        for f in dataclasses.fields(self):
+            body[f.name] = getattr(self, f.name)
+        return body
+
+
+# --------------------------------------------------------------------------------------
+# client -> server
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ClientMessage(Message):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Hello(ClientMessage):
+    """First message on every socket: who I am (seat token or none) and what I have seen."""
+
+    t: ClassVar[str] = "hello"
+    proto: int = field(default=PROTOCOL_VERSION, metadata=_limit(min=0))
+    token: str | None = field(default=None, metadata=_limit(max_len=200))
+    # Last event version this client has seen; the server sends what came after it.
+    since: int | None = field(default=None, metadata=_limit(min=0))
+    name: str | None = field(default=None, metadata=_limit(max_len=NAME_MAX_CHARS))
+
+
+@dataclass(frozen=True, slots=True)
+class Command(ClientMessage):
+    """A command for the room; ``ack`` (optional) is echoed by ``ack`` or ``error``."""
+
+    ack: int | None = field(default=None, kw_only=True, metadata=_limit(min=0))
+
+
+@dataclass(frozen=True, slots=True)
+class MakeMove(Command):
+    """Play a move: ``path`` of square labels, or ``notation`` text; ``v`` it was made against."""
+
+    t: ClassVar[str] = "move"
+    path: list[str] | None = field(default=None, metadata=_limit(max_len=64))
+    notation: str | None = field(default=None, metadata=_limit(max_len=400))
+    v: int | None = field(default=None, metadata=_limit(min=0))
+
+
+@dataclass(frozen=True, slots=True)
+class OfferDraw(Command):
+    t: ClassVar[str] = "draw_offer"
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptDraw(Command):
+    t: ClassVar[str] = "draw_accept"
+
+
+@dataclass(frozen=True, slots=True)
+class DeclineDraw(Command):
+    t: ClassVar[str] = "draw_decline"
+
+
+@dataclass(frozen=True, slots=True)
+class Resign(Command):
+    t: ClassVar[str] = "resign"
+
+
+@dataclass(frozen=True, slots=True)
+class Abort(Command):
+    t: ClassVar[str] = "abort"
+
+
+@dataclass(frozen=True, slots=True)
+class OfferRematch(Command):
+    t: ClassVar[str] = "rematch_offer"
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptRematch(Command):
+    t: ClassVar[str] = "rematch_accept"
+
+
+@dataclass(frozen=True, slots=True)
+class DeclineRematch(Command):
+    t: ClassVar[str] = "rematch_decline"
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimVictory(Command):
+    """The opponent has been gone long enough: end the game as a win."""
+
+    t: ClassVar[str] = "claim_victory"
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimDraw(Command):
+    """The opponent has been gone long enough: end the game as a draw."""
+
+    t: ClassVar[str] = "claim_draw"
+
+
+@dataclass(frozen=True, slots=True)
+class SendChat(Command):
+    """A chat line: players talk to players, spectators to spectators."""
+
+    t: ClassVar[str] = "chat"
+    text: str = field(default="", metadata=_limit(max_len=1000))
+
+
+@dataclass(frozen=True, slots=True)
+class Ping(ClientMessage):
+    t: ClassVar[str] = "ping"
+    n: int | None = field(default=None, metadata=_limit(min=0))
+
+
+# --------------------------------------------------------------------------------------
+# server -> client
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ServerMessage(Message):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Event(ServerMessage):
+    """A room event: ``v`` is the game's version after it; versions have no gaps."""
+
+    v: int = field(default=0, kw_only=True, metadata=_limit(min=0))
+
+
+@dataclass(frozen=True, slots=True)
+class State(Event):
+    """The whole game as this recipient may see it; replaces anything the client held.
+
+    ``board``: ``{"cols", "rows", "notation", "squares": [[label, col, row], ...]}``
+    (col 0 = left, row 0 = top as White sees it). ``pieces``: ``[[label, side, is_king]]``.
+    ``legal``: the moves of ``you`` when it is your turn, each
+    ``{"notation", "path": [label...], "captured": [label...]}``; else empty.
+    """
+
+    t: ClassVar[str] = "state"
+    game: str = ""
+    variant: str = ""
+    variant_name: dict[str, str] = field(default_factory=dict)
+    board: dict[str, Any] = field(default_factory=dict)
+    you: Side | None = None
+    status: Literal["waiting", "playing", "finished", "aborted"] = "waiting"
+    players: dict[str, Any] = field(default_factory=dict)
+    start_fen: str = ""
+    fen: str = ""
+    side_to_move: Side = "white"
+    pieces: list[list[Any]] = field(default_factory=list)
+    moves: list[str] = field(default_factory=list)
+    legal: list[dict[str, Any]] = field(default_factory=list)
+    clock: dict[str, Any] | None = None
+    clocks: dict[str, Any] | None = None
+    result: Literal["white", "black", "draw"] | None = None
+    reason: str | None = None
+    draw_offer: Side | None = None
+    rematch_offer: Side | None = None
+    rematch: str | None = None
+    claimable: bool = False
+    spectators: int = 0
+    chat: list[dict[str, Any]] = field(default_factory=list)
+    now: int = 0
+    proto: int = PROTOCOL_VERSION
+
+
+@dataclass(frozen=True, slots=True)
+class Moved(Event):
+    """A move was played. ``legal`` lists the moves of the side now to move."""
+
+    t: ClassVar[str] = "moved"
+    ply: int = 0
+    by: Side = "white"
+    notation: str = ""
+    path: list[str] = field(default_factory=list)
+    captured: list[str] = field(default_factory=list)
+    fen: str = ""
+    side_to_move: Side = "white"
+    pieces: list[list[Any]] = field(default_factory=list)
+    legal: list[dict[str, Any]] = field(default_factory=list)
+    clocks: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Joined(Event):
+    """The second seat was taken; the game starts."""
+
+    t: ClassVar[str] = "joined"
+    side: Side = "white"
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Presence(Event):
+    """A player's socket came or went."""
+
+    t: ClassVar[str] = "presence"
+    side: Side = "white"
+    present: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Claimable(Event):
+    """``by`` may now claim the game: the other player has been gone long enough."""
+
+    t: ClassVar[str] = "claimable"
+    by: Side = "white"
+
+
+@dataclass(frozen=True, slots=True)
+class DrawOffered(Event):
+    t: ClassVar[str] = "draw_offered"
+    by: Side = "white"
+
+
+@dataclass(frozen=True, slots=True)
+class DrawDeclined(Event):
+    t: ClassVar[str] = "draw_declined"
+    by: Side = "white"
+
+
+@dataclass(frozen=True, slots=True)
+class DrawLapsed(Event):
+    """The offer by ``by`` lapsed: the other side moved instead of answering."""
+
+    t: ClassVar[str] = "draw_lapsed"
+    by: Side = "white"
+
+
+@dataclass(frozen=True, slots=True)
+class RematchOffered(Event):
+    t: ClassVar[str] = "rematch_offered"
+    by: Side = "white"
+
+
+@dataclass(frozen=True, slots=True)
+class RematchDeclined(Event):
+    t: ClassVar[str] = "rematch_declined"
+    by: Side = "white"
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch(Event):
+    """The rematch is agreed: game ``game`` starts with colours swapped."""
+
+    t: ClassVar[str] = "rematch"
+    game: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Over(Event):
+    """The game ended. ``result`` None means aborted; ``reason`` is a code, not prose."""
+
+    t: ClassVar[str] = "over"
+    result: Literal["white", "black", "draw"] | None = None
+    reason: str = ""
+    clocks: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChatLine(Event):
+    """A chat line. ``channel`` is "players" or "spectators"; ``by`` a side or "spectator"."""
+
+    t: ClassVar[str] = "chat"
+    channel: Literal["players", "spectators"] = "players"
+    by: Literal["white", "black", "spectator"] = "spectator"
+    name: str | None = None
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Skip(Event):
+    """An event this recipient may not see; it still advances the version."""
+
+    t: ClassVar[str] = "skip"
+
+
+@dataclass(frozen=True, slots=True)
+class Ack(ServerMessage):
+    """Command ``ack`` was applied (or was a resend of one already applied)."""
+
+    t: ClassVar[str] = "ack"
+    ack: int = 0
+    v: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Error(ServerMessage):
+    """A refusal: ``code`` for programs, ``message`` for people; nothing changed."""
+
+    t: ClassVar[str] = "error"
+    code: str = ""
+    message: str = ""
+    ack: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Spectators(ServerMessage):
+    t: ClassVar[str] = "spectators"
+    n: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Seat(ServerMessage):
+    """Sent privately to one player's own socket: its seat in game ``game`` (a rematch)."""
+
+    t: ClassVar[str] = "seat"
+    game: str = ""
+    side: Side = "white"
+    token: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Pong(ServerMessage):
+    t: ClassVar[str] = "pong"
+    n: int | None = None
+    now: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Lobby(ServerMessage):
+    """``open``: games waiting for an opponent; ``live``: games being played."""
+
+    t: ClassVar[str] = "lobby"
+    open: list[dict[str, Any]] = field(default_factory=list)
+    live: list[dict[str, Any]] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------------
+# the schema, read from the classes above
+# --------------------------------------------------------------------------------------
+
+
+def _concrete(base: type) -> dict[str, type[Message]]:
+    # From the module's names, not ``__subclasses__``: ``slots=True`` replaces each
+    # class, and the discarded originals would still be listed as subclasses.
+    found: dict[str, type[Message]] = {}
+    for value in list(globals().values()):
+        if isinstance(value, type) and issubclass(value, base) and "t" in value.__dict__:
+            found[value.__dict__["t"]] = value  # type: ignore[assignment]
+    return dict(sorted(found.items()))
+
+
+CLIENT_MESSAGES: dict[str, type[ClientMessage]] = _concrete(ClientMessage)  # type: ignore[assignment]
+SERVER_MESSAGES: dict[str, type[ServerMessage]] = _concrete(ServerMessage)  # type: ignore[assignment]
+_FIELDS: dict[type, list[tuple[dataclasses.Field[Any], Any]]] = {}
+
+
+def _fields(cls: type[Message]) -> list[tuple[dataclasses.Field[Any], Any]]:
+    if cls not in _FIELDS:
+        hints = typing.get_type_hints(cls)
+        _FIELDS[cls] = [(f, hints[f.name]) for f in dataclasses.fields(cls)]
+    return _FIELDS[cls]
+
+
+def _type_name(tp: Any) -> str:
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_type_name(a) for a in args)
+    if origin is Literal:
+        return " or ".join(repr(a) for a in args)
+    if origin is list:
+        (item,) = args or (Any,)
+        plural = {str: "strings", int: "integers", bool: "booleans", float: "numbers"}
+        return f"a list of {plural[item]}" if item in plural else "a list"
+    if origin is dict:
+        return "a map"
+    if tp is type(None):
+        return "nil"
+    if tp is Any:
+        return "anything"
+    return {str: "a string", int: "an integer", bool: "true or false", float: "a number"}[tp]
+
+
+def _valid(value: Any, tp: Any) -> bool:
+    origin = typing.get_origin(tp)
+    if tp is Any:
+        return True
+    if tp is type(None):
+        return value is None
+    if origin in (typing.Union, types.UnionType):
+        return any(_valid(value, a) for a in typing.get_args(tp))
+    if origin is Literal:
+        return any(type(value) is type(a) and value == a for a in typing.get_args(tp))
+    if origin is list:
+        (item,) = typing.get_args(tp) or (Any,)
+        return type(value) is list and all(_valid(v, item) for v in value)
+    if origin is dict:
+        _, item = typing.get_args(tp) or (str, Any)
+        return (
+            type(value) is dict
+            and all(type(k) is str for k in value)
+            and all(_valid(v, item) for v in value.values())
+        )
+    if tp is int:
+        # bool is an int in Python but not on the wire: true is not 1.
+        return type(value) is int and -_MAX_SAFE_INT <= value <= _MAX_SAFE_INT
+    if tp is float:
+        return type(value) in (int, float)
+    return type(value) is tp
+
+
+def _check_limits(cls: type[Message], f: dataclasses.Field[Any], value: Any) -> None:
+    limits = f.metadata.get("limits", {})
+    if value is None:
+        return
+    if "max_len" in limits and len(value) > limits["max_len"]:
+        raise ProtocolError(
+            ErrorCode.MSG_BAD_FIELD,
+            f"Field '{f.name}' of '{cls.t}' is too long (at most {limits['max_len']}).",
+        )
+    if "min" in limits and value < limits["min"]:
+        raise ProtocolError(
+            ErrorCode.MSG_BAD_FIELD,
+            f"Field '{f.name}' of '{cls.t}' must be at least {limits['min']}.",
+        )
+
+
+def from_dict(body: Any, registry: Mapping[str, type[Message]]) -> Message:
+    """Build and validate one message from a decoded map; unknown extra fields are ignored."""
+    if type(body) is not dict:
+        raise ProtocolError(ErrorCode.FRAME_NOT_MAP, "A message must be a map with a 't' field.")
+    tag = body.get("t")
+    if type(tag) is not str:
+        raise ProtocolError(ErrorCode.MSG_UNKNOWN_TYPE, "The message has no type field 't'.")
+    cls = registry.get(tag)
+    if cls is None:
+        shown = tag if len(tag) <= 40 else tag[:40] + "..."
+        raise ProtocolError(ErrorCode.MSG_UNKNOWN_TYPE, f"Unknown message type '{shown}'.")
+    values: dict[str, Any] = {}
+    for f, tp in _fields(cls):
+        if f.name not in body:
+            has_default = (
+                f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+            )
+            if not has_default:
+                raise ProtocolError(
+                    ErrorCode.MSG_MISSING_FIELD, f"Message '{tag}' needs the field '{f.name}'."
+                )
+            continue
+        value = body[f.name]
+        if not _valid(value, tp):
+            raise ProtocolError(
+                ErrorCode.MSG_BAD_FIELD,
+                f"Field '{f.name}' of '{tag}' must be {_type_name(tp)}.",
+            )
+        _check_limits(cls, f, value)
+        values[f.name] = value
+    return cls(**values)
+
+
+def encode(message: Message) -> bytes:
+    """One message as the bytes of a binary frame."""
+    return msgpack.packb(message.to_dict(), use_bin_type=True)
+
+
+def _unpack(frame: Any, max_bytes: int | None) -> Any:
+    if isinstance(frame, str):
+        raise ProtocolError(ErrorCode.FRAME_NOT_BINARY, "Frames must be binary msgpack, not text.")
+    if not isinstance(frame, bytes | bytearray | memoryview):
+        raise ProtocolError(ErrorCode.FRAME_NOT_MSGPACK, "The frame is not valid msgpack.")
+    if max_bytes is not None and len(frame) > max_bytes:
+        raise ProtocolError(
+            ErrorCode.FRAME_TOO_LARGE, f"The frame is larger than {max_bytes} bytes."
+        )
+    try:
+        return msgpack.unpackb(frame, raw=False, strict_map_key=True, use_list=True)
+    except Exception as exc:  # msgpack raises several unrelated types for bad input
+        raise ProtocolError(ErrorCode.FRAME_NOT_MSGPACK, "The frame is not valid msgpack.") from exc
+
+
+def decode_client(frame: Any, max_bytes: int | None = MAX_FRAME_BYTES) -> ClientMessage:
+    """Decode and validate a frame a client sent; raises only ``ProtocolError``."""
+    return from_dict(_unpack(frame, max_bytes), CLIENT_MESSAGES)  # type: ignore[return-value,arg-type]
+
+
+def decode_server(frame: Any, max_bytes: int | None = None) -> ServerMessage:
+    """Decode and validate a frame the server sent; raises only ``ProtocolError``."""
+    return from_dict(_unpack(frame, max_bytes), SERVER_MESSAGES)  # type: ignore[return-value,arg-type]
+
+
+def schema() -> dict[str, Any]:
+    """The message set as plain data, for clients in other languages to check against."""
+
+    def describe(registry: dict[str, type[Message]]) -> dict[str, Any]:
+        return {
+            tag: {
+                f.name: {
+                    "type": _type_name(tp),
+                    "required": f.default is dataclasses.MISSING
+                    and f.default_factory is dataclasses.MISSING,
+                    **f.metadata.get("limits", {}),
+                }
+                for f, tp in _fields(cls)
+            }
+            for tag, cls in registry.items()
+        }
+
+    return {
+        "protocol": PROTOCOL_VERSION,
+        "subprotocol": SUBPROTOCOL,
+        "max_frame_bytes": MAX_FRAME_BYTES,
+        "client_to_server": describe(CLIENT_MESSAGES),  # type: ignore[arg-type]
+        "server_to_client": describe(SERVER_MESSAGES),  # type: ignore[arg-type]
+        "error_codes": [c.value for c in ErrorCode],
+        "close_codes": {c.name: c.value for c in CloseCode},
+    }

@@ -1,0 +1,291 @@
+"""The public HTTP API (JSON): create and join games, read them, list the lobby.
+
+Every refusal is ``{"error": {"code", "message"}}`` with a fitting status; no
+exception text and no seat token of anyone else ever appears in an answer.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import secrets
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+
+from engine import VARIANTS, EngineError, Reason, Result, UnknownVariantError, get_rules
+from protocol.messages import NAME_MAX_CHARS, PROTOCOL_VERSION, ErrorCode
+
+from . import board, lobby, room, views
+from .commands import Join
+from .games import Games, NotFound, new_game_id, new_token
+from .record import GameRecord, SeatRecord
+
+MAX_BODY_BYTES = 16 * 1024
+MAX_INITIAL_S = 3 * 3600
+MAX_INCREMENT_S = 180
+DEFAULT_CLOCK = {"initial_s": 300, "increment_s": 3}
+
+_STATUS = {
+    ErrorCode.ROOM_NOT_FOUND: 404,
+    ErrorCode.SEAT_TAKEN: 409,
+    ErrorCode.SEAT_BAD_INVITE: 403,
+    ErrorCode.SERVER_BUSY: 503,
+}
+
+
+class BadRequest(Exception):
+    def __init__(self, code: ErrorCode, sentence: str, status: int = 400):
+        self.code, self.sentence, self.status = code, sentence, status
+
+
+def refusal(code: ErrorCode, sentence: str, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": {"code": code.value, "message": sentence}}, status_code=status)
+
+
+def _base_url(request: Request) -> str:
+    configured = request.app.state.settings.public_url
+    return configured or str(request.base_url).rstrip("/")
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if len(raw) > MAX_BODY_BYTES:
+        raise BadRequest(ErrorCode.API_BAD_JSON, "The request body is too large.", 413)
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise BadRequest(ErrorCode.API_BAD_JSON, "The request body is not valid JSON.") from None
+    if not isinstance(body, dict):
+        raise BadRequest(ErrorCode.API_BAD_JSON, "The request body must be a JSON object.")
+    return body
+
+
+def _choice(body: dict[str, Any], name: str, allowed: tuple[str, ...], default: str) -> str:
+    value = body.get(name, default)
+    if value is None:
+        value = default
+    if value not in allowed:
+        raise BadRequest(ErrorCode.API_BAD_FIELD, f"'{name}' must be one of {', '.join(allowed)}.")
+    return str(value)
+
+
+def _name(body: dict[str, Any]) -> str | None:
+    value = body.get("name")
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise BadRequest(ErrorCode.API_BAD_FIELD, "'name' must be a string.")
+    value = room.clean_chat(value)
+    if len(value) > NAME_MAX_CHARS:
+        raise BadRequest(ErrorCode.API_BAD_FIELD, f"'name' is at most {NAME_MAX_CHARS} characters.")
+    return value or None
+
+
+def _seconds(clock: dict[str, Any], name: str, limit: float) -> float:
+    value = clock.get(name, 0)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise BadRequest(ErrorCode.API_BAD_CLOCK, f"'clock.{name}' must be a number of seconds.")
+    if not 0 <= value <= limit:
+        raise BadRequest(ErrorCode.API_BAD_CLOCK, f"'clock.{name}' must be between 0 and {limit}.")
+    return float(value)
+
+
+def _clock(body: dict[str, Any]) -> tuple[int | None, int]:
+    clock = body.get("clock", DEFAULT_CLOCK)
+    if clock is None:
+        return None, 0
+    if not isinstance(clock, dict):
+        raise BadRequest(
+            ErrorCode.API_BAD_CLOCK, "'clock' must be {initial_s, increment_s} or null."
+        )
+    initial = _seconds(clock, "initial_s", MAX_INITIAL_S)
+    increment = _seconds(clock, "increment_s", MAX_INCREMENT_S)
+    if initial <= 0:
+        raise BadRequest(ErrorCode.API_BAD_CLOCK, "'clock.initial_s' must be more than 0.")
+    return round(initial * 1000), round(increment * 1000)
+
+
+def _variant(body: dict[str, Any]) -> str:
+    variant = body.get("variant", "english")
+    if not isinstance(variant, str):
+        raise BadRequest(ErrorCode.API_BAD_VARIANT, "'variant' must be a string.")
+    try:
+        return get_rules(variant).id
+    except UnknownVariantError:
+        known = ", ".join(VARIANTS)
+        shown = variant[:40]
+        raise BadRequest(
+            ErrorCode.API_BAD_VARIANT, f"Unknown variant '{shown}'; choose one of {known}."
+        ) from None
+
+
+def _fen(body: dict[str, Any], variant: str) -> str | None:
+    fen = body.get("fen")
+    if fen is None:
+        return None
+    if not isinstance(fen, str) or len(fen) > 1000:
+        raise BadRequest(ErrorCode.API_BAD_FEN, "'fen' must be a FEN string.")
+    try:
+        game = board.replay(variant, fen, [])
+    except EngineError as exc:
+        raise BadRequest(ErrorCode.API_BAD_FEN, str(exc)) from None
+    if game.result is not None:
+        raise BadRequest(ErrorCode.API_BAD_FEN, "The game in this position is already over.")
+    return fen
+
+
+def _level(body: dict[str, Any]) -> int | None:
+    level = body.get("level")
+    if level is None:
+        return None
+    if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 8:
+        raise BadRequest(ErrorCode.API_BAD_FIELD, "'level' must be a whole number from 1 to 8.")
+    return level
+
+
+def _seat_answer(request: Request, record: GameRecord, side: str, token: str) -> dict[str, Any]:
+    base = _base_url(request)
+    return {
+        "id": record.id,
+        "url": f"{base}/g/{record.id}",
+        # ``side`` repeats ``color`` in the protocol's own word for it.
+        "seat": {"color": side, "side": side, "token": token},
+    }
+
+
+async def create_game(request: Request) -> Response:
+    try:
+        body = await _body(request)
+        variant = _variant(body)
+        initial_ms, increment_ms = _clock(body)
+        colour = _choice(
+            body, "color", ("white", "black", "random"), body.get("colour") or "random"
+        )
+        opponent = _choice(body, "opponent", ("friend", "open", "computer"), "friend")
+        level = _level(body)
+        rated = body.get("rated", False)
+        if not isinstance(rated, bool):
+            raise BadRequest(ErrorCode.API_BAD_FIELD, "'rated' must be true or false.")
+        name = _name(body)
+        fen = _fen(body, variant)
+    except BadRequest as bad:
+        return refusal(bad.code, bad.sentence, bad.status)
+    if opponent == "computer" and request.app.state.bot is None:
+        return refusal(ErrorCode.COMPUTER_UNAVAILABLE, "Playing the computer is not available yet.")
+    games: Games = request.app.state.games
+    side = secrets.choice(("white", "black")) if colour == "random" else colour
+    token = new_token()
+    invite = new_token() if opponent == "friend" else None
+    settings = request.app.state.settings
+    while True:
+        record = room.new_game(
+            game_id=new_game_id(),
+            variant=variant,
+            now=await games.store.now(),
+            creator=side,  # type: ignore[arg-type]
+            creator_token=token,
+            creator_name=name,
+            invite=invite,
+            opponent=opponent,  # type: ignore[arg-type]
+            initial_ms=initial_ms,
+            increment_ms=increment_ms,
+            start_fen=fen,
+            claim_after_ms=round(settings.claim_after_s * 1000),
+            level=level,
+            rated=rated,
+        )
+        if opponent == "computer":
+            _seat_the_computer(record, level or 1)
+        if await games.create(record):
+            break
+    if opponent == "computer":
+        await request.app.state.bot_table.watch(record)
+    answer = _seat_answer(request, record, side, token)
+    if invite is not None:
+        # A fragment is never sent to a server, so the invite stays out of access logs.
+        answer["invite_url"] = f"{answer['url']}#invite={invite}"
+    return JSONResponse(answer, status_code=201)
+
+
+def _seat_the_computer(record: GameRecord, level: int) -> None:
+    """The computer takes the free seat at once; its token never leaves the server."""
+    free = "black" if record.seat("white") is not None else "white"
+    record.seats[free] = SeatRecord(
+        token=new_token(), name=f"Computer level {level}", bot=True, gone_since=None
+    )
+    record.status = "playing"
+    record.invite = None
+
+
+async def join_game(request: Request) -> Response:
+    game_id = request.path_params["id"]
+    try:
+        body = await _body(request)
+        name = _name(body)
+        invite = body.get("invite")
+        if invite is not None and not isinstance(invite, str):
+            raise BadRequest(ErrorCode.API_BAD_FIELD, "'invite' must be a string.")
+    except BadRequest as bad:
+        return refusal(bad.code, bad.sentence, bad.status)
+    games: Games = request.app.state.games
+    token = new_token()
+    outcome = await games.run(game_id, Join(token=token, invite=invite, name=name))
+    if isinstance(outcome, NotFound):
+        return refusal(outcome.refusal.code, outcome.refusal.sentence, 404)
+    if outcome.refusal is not None:
+        code = outcome.refusal.code
+        return refusal(code, outcome.refusal.sentence, _STATUS.get(code, 400))
+    side = room.seat_of(outcome.record, token)
+    assert side is not None
+    return JSONResponse(_seat_answer(request, outcome.record, side, token))
+
+
+async def _record(request: Request) -> GameRecord | None:
+    return await request.app.state.store.load(request.path_params["id"])
+
+
+async def game_state(request: Request) -> Response:
+    record = await _record(request)
+    if record is None:
+        return refusal(ErrorCode.ROOM_NOT_FOUND, "There is no game with this id.", 404)
+    store = request.app.state.store
+    now = await store.now()
+    return JSONResponse(views.public(record, await store.spectators(record.id), now))
+
+
+async def game_pdn(request: Request) -> Response:
+    record = await _record(request)
+    if record is None:
+        return refusal(ErrorCode.ROOM_NOT_FOUND, "There is no game with this id.", 404)
+    game = board.replay(record.variant, record.start_fen, record.moves).copy()
+    if game.result is None and record.result is not None and record.reason is not None:
+        game.finish(Result(record.result), Reason(record.reason))
+    names = views.players(record)
+    created = datetime.fromtimestamp(record.created_at / 1000, UTC)
+    tags = {
+        "Event": "Kondavo game",
+        "Site": f"{_base_url(request)}/g/{record.id}",
+        "Date": created.strftime("%Y.%m.%d"),
+        "White": (names["white"] or {}).get("name") or "Anonymous",
+        "Black": (names["black"] or {}).get("name") or "Anonymous",
+    }
+    return PlainTextResponse(
+        game.pdn(tags),
+        headers={"content-disposition": f'inline; filename="kondavo-{record.id}.pdn"'},
+    )
+
+
+async def lobby_listing(request: Request) -> Response:
+    listing = await lobby.listing(request.app.state.store)
+    return JSONResponse({"open": listing.open, "live": listing.live})
+
+
+async def healthz(request: Request) -> Response:
+    return JSONResponse(
+        {"status": "ok", "store": request.app.state.store.name, "protocol": PROTOCOL_VERSION}
+    )

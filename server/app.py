@@ -1,0 +1,106 @@
+"""The Starlette application: routes, and the lifespan that owns shared resources.
+
+Everything shared (store, hub, command path, timekeeper, lobby feed) is made in
+the lifespan and reached through ``app.state``: nothing lives at import time, so
+several apps (tests, nodes) can run in one process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket
+
+from . import api
+from .bots import Bot, BotTable
+from .config import Settings
+from .games import Games
+from .hub import Hub
+from .lobby import LobbyFeed
+from .security import SecurityHeaders
+from .store import MemoryStore, Store
+from .timekeeper import Timekeeper
+from .ws import GameSocket
+
+log = logging.getLogger(__name__)
+
+_NO_CLIENT = """<!doctype html><meta charset="utf-8"><title>Kondavo</title>
+<p>Kondavo is running; the browser client is not installed (client-js/index.html).</p>"""
+
+
+async def game_socket(websocket: WebSocket) -> None:
+    await GameSocket(websocket, websocket.path_params["id"], websocket.app.state).serve()
+
+
+async def lobby_socket(websocket: WebSocket) -> None:
+    state = websocket.app.state
+    await state.lobby.serve(websocket, state.settings)
+
+
+async def page(request: Request) -> Response:
+    """The browser client's one page; it reads the game id from the address itself."""
+    index = request.app.state.settings.client_dir / "index.html"
+    if index.is_file():
+        return FileResponse(index, media_type="text/html")
+    return HTMLResponse(_NO_CLIENT)
+
+
+def create_app(
+    settings: Settings | None = None, store: Store | None = None, bot: Bot | None = None
+) -> Starlette:
+    """The app; ``store`` defaults to a fresh ``MemoryStore``, ``bot`` to none (no computer)."""
+    settings = settings or Settings.from_env()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        own_store = store or MemoryStore(keep_events=settings.events_kept)
+        app.state.settings = settings
+        app.state.store = own_store
+        app.state.hub = Hub(own_store)
+        app.state.games = Games(own_store)
+        app.state.lobby = LobbyFeed(own_store, settings.lobby_refresh_s)
+        app.state.bot = bot
+        app.state.bot_table = BotTable(app.state.games, bot) if bot is not None else None
+        tasks = [
+            asyncio.create_task(Timekeeper(app.state.games, settings.tick_s).run()),
+            asyncio.create_task(app.state.lobby.run()),
+        ]
+        try:
+            yield
+        finally:
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            if app.state.bot_table is not None:
+                await app.state.bot_table.close()
+            await own_store.close()
+
+    routes: list[Any] = [
+        Route("/", page),
+        Route("/g/{id}", page),
+        Route("/rules", page),
+        Route("/rules/{variant}", page),
+        Route("/healthz", api.healthz),
+        Route("/api/games", api.create_game, methods=["POST"]),
+        Route("/api/games/{id}", api.game_state),
+        Route("/api/games/{id}/join", api.join_game, methods=["POST"]),
+        Route("/api/games/{id}/pdn", api.game_pdn),
+        Route("/api/lobby", api.lobby_listing),
+        WebSocketRoute("/ws/games/{id}", game_socket),
+        WebSocketRoute("/ws/lobby", lobby_socket),
+    ]
+    if settings.client_dir.is_dir():
+        routes.append(Mount("/static", StaticFiles(directory=settings.client_dir), name="static"))
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)])

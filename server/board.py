@@ -1,0 +1,69 @@
+"""The engine as the server sees it: games rebuilt from records, and boards as wire data.
+
+Replaying a game's moves costs a move generation per ply, so the last few hundred
+games are kept, keyed by (variant, start FEN, moves). Cached games are never
+mutated: a move is played on a copy, which then becomes the next entry.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from functools import cache
+from typing import Any
+
+from engine import Game, Move, get_rules
+
+_CACHE_SIZE = 512
+_games: OrderedDict[tuple[str, str | None, tuple[str, ...]], Game] = OrderedDict()
+
+
+def _remember(key: tuple[str, str | None, tuple[str, ...]], game: Game) -> None:
+    _games[key] = game
+    _games.move_to_end(key)
+    while len(_games) > _CACHE_SIZE:
+        _games.popitem(last=False)
+
+
+def replay(variant: str, start_fen: str | None, moves: list[str]) -> Game:
+    """The game after ``moves``; the caller must not mutate it (use ``played``)."""
+    key = (variant, start_fen, tuple(moves))
+    game = _games.get(key)
+    if game is None:
+        game = Game.replay(get_rules(variant), start_fen, list(moves))
+        _remember(key, game)
+    else:
+        _games.move_to_end(key)
+    return game
+
+
+def played(variant: str, start_fen: str | None, moves: list[str], move: Move) -> Game:
+    """A new game: ``moves`` then ``move`` (already known legal)."""
+    game = replay(variant, start_fen, moves).copy()
+    notation = str(game.play(move))
+    _remember((variant, start_fen, (*moves, notation)), game)
+    return game
+
+
+@cache
+def layout(variant: str) -> dict[str, Any]:
+    """The board geometry a client needs to draw it without knowing any rule."""
+    rules = get_rules(variant)
+    return {
+        "cols": rules.cols,
+        "rows": rules.rows,
+        "notation": rules.notation,
+        "squares": [[label, col, row] for label, col, row in rules.board_layout()],
+    }
+
+
+def pieces(game: Game) -> list[list[Any]]:
+    return [[label, str(color.value), bool(king)] for label, color, king in game.position.pieces()]
+
+
+def legal(game: Game) -> list[dict[str, Any]]:
+    return [move.to_dict() for move in game.legal_moves()]
+
+
+def labels(variant: str, squares: tuple[int, ...]) -> list[str]:
+    rules = get_rules(variant)
+    return [rules.square_name(sq) for sq in squares]

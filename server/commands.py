@@ -1,0 +1,128 @@
+"""What can happen to a room: commands from players, spectators, sockets and time.
+
+``by`` is the side of the seat that sent the command, or None for a spectator.
+Anything random (new ids, new tokens) is made by the adapter and passed in, so the
+room stays a pure function.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .record import Side
+
+
+@dataclass(frozen=True)
+class Fresh:
+    """Ids and secrets for a game the room may create (a rematch)."""
+
+    game_id: str
+    white_token: str
+    black_token: str
+
+
+@dataclass(frozen=True)
+class Join:
+    token: str  # the new seat's token, made by the adapter
+    invite: str | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class Connect:
+    by: Side
+
+
+@dataclass(frozen=True)
+class Disconnect:
+    by: Side
+
+
+@dataclass(frozen=True)
+class PlayMove:
+    by: Side | None
+    path: tuple[str, ...] | None = None
+    notation: str | None = None
+    ack: int | None = None
+    v: int | None = None  # the version the move was made against
+
+
+@dataclass(frozen=True)
+class OfferDraw:
+    by: Side | None
+
+
+@dataclass(frozen=True)
+class AcceptDraw:
+    by: Side | None
+
+
+@dataclass(frozen=True)
+class DeclineDraw:
+    by: Side | None
+
+
+@dataclass(frozen=True)
+class Resign:
+    by: Side | None
+
+
+@dataclass(frozen=True)
+class Abort:
+    by: Side | None
+
+
+@dataclass(frozen=True)
+class OfferRematch:
+    by: Side | None
+    fresh: Fresh | None = None  # used when the opponent had already offered
+
+
+@dataclass(frozen=True)
+class AcceptRematch:
+    by: Side | None
+    fresh: Fresh | None = None
+
+
+@dataclass(frozen=True)
+class DeclineRematch:
+    by: Side | None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """The opponent is gone: claim the game as a win, or as a draw."""
+
+    by: Side | None
+    draw: bool = False
+
+
+@dataclass(frozen=True)
+class Chat:
+    by: Side | None
+    text: str
+    name: str | None = None  # a spectator's chosen name; players' names come from seats
+
+
+@dataclass(frozen=True)
+class Tick:
+    """Time has passed: let flags fall and claims open."""
+
+
+Command = (
+    Join
+    | Connect
+    | Disconnect
+    | PlayMove
+    | OfferDraw
+    | AcceptDraw
+    | DeclineDraw
+    | Resign
+    | Abort
+    | OfferRematch
+    | AcceptRematch
+    | DeclineRematch
+    | Claim
+    | Chat
+    | Tick
+)

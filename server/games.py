@@ -1,0 +1,92 @@
+"""The one command path: load a record, hand it to the room, commit, retry on a race.
+
+Every change to a game, whoever causes it (a socket, an HTTP join, the timekeeper,
+a bot), goes through ``Games.run``, so the room's rules and the store's atomic
+write are never bypassed.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass
+
+from protocol.messages import ErrorCode
+
+from . import room
+from .commands import Command, Fresh
+from .record import GameRecord, Side
+from .room import Outcome, Refusal
+from .store import Store
+
+log = logging.getLogger(__name__)
+
+# Optimistic concurrency: a lost compare-and-set is retried against the new record.
+_ATTEMPTS = 8
+
+
+def new_token() -> str:
+    """A seat or invite secret: 128 bits from the OS's CSPRNG, URL-safe."""
+    return secrets.token_urlsafe(16)
+
+
+def new_game_id() -> str:
+    # 64 bits: short enough for a link; a collision makes create return False.
+    return secrets.token_urlsafe(8)
+
+
+def fresh() -> Fresh:
+    return Fresh(game_id=new_game_id(), white_token=new_token(), black_token=new_token())
+
+
+@dataclass
+class NotFound:
+    refusal: Refusal = Refusal(ErrorCode.ROOM_NOT_FOUND, "There is no game with this id.")
+
+
+class Games:
+    def __init__(self, store: Store):
+        self.store = store
+
+    async def create(self, record: GameRecord) -> bool:
+        return await self.store.create(record, room.deadline(record))
+
+    async def run(self, game_id: str, command: Command) -> Outcome | NotFound:
+        """Apply ``command`` to the game; the outcome's refusal (if any) is for the sender."""
+        for _ in range(_ATTEMPTS):
+            record = await self.store.load(game_id)
+            if record is None:
+                return NotFound()
+            now = await self.store.now()
+            outcome = room.handle(record, command, now)
+            if not outcome.events:
+                return outcome
+            if outcome.spawn is not None and not await self.create(outcome.spawn):
+                return _busy(record)  # the new id was taken: astronomically rare
+            committed = await self.store.commit(
+                game_id,
+                record.version,
+                outcome.record,
+                outcome.events,
+                room.deadline(outcome.record),
+            )
+            if committed:
+                return outcome
+        log.warning("game %s: gave up after %d lost writes", game_id, _ATTEMPTS)
+        assert record is not None
+        return _busy(record)
+
+    async def seat_of(
+        self, game_id: str, token: str | None
+    ) -> tuple[GameRecord, Side | None] | None:
+        record = await self.store.load(game_id)
+        if record is None:
+            return None
+        return record, room.seat_of(record, token)
+
+
+def _busy(record: GameRecord) -> Outcome:
+    return Outcome(
+        record=record,
+        refusal=Refusal(ErrorCode.SERVER_BUSY, "The game is busy; please try again."),
+    )

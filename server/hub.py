@@ -1,0 +1,57 @@
+"""The node's hub: which local sockets watch which game, and the store subscriptions.
+
+The hub subscribes to a game's channel while at least one local socket is in that
+room, and hands every event or notice to each socket's own send queue; it never
+awaits a socket, so one slow reader cannot hold up the room.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Protocol
+
+from protocol.messages import ServerMessage
+
+from .room import RoomEvent
+from .store import Store
+
+
+class Member(Protocol):
+    """A local socket in a room (see ``ws.GameSocket``)."""
+
+    def deliver(self, item: RoomEvent | ServerMessage) -> None: ...
+
+
+class Hub:
+    def __init__(self, store: Store):
+        self.store = store
+        self._rooms: dict[str, set[Member]] = {}
+        # Subscribing is a network round trip on a networked store: one at a time per game.
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def members(self, game_id: str) -> set[Member]:
+        return self._rooms.get(game_id, set())
+
+    def rooms(self) -> dict[str, set[Member]]:
+        return self._rooms
+
+    async def enter(self, game_id: str, member: Member) -> None:
+        async with self._locks.setdefault(game_id, asyncio.Lock()):
+            if game_id not in self._rooms:
+                self._rooms[game_id] = set()
+                await self.store.subscribe(game_id, self._fan_out)
+            self._rooms[game_id].add(member)
+
+    async def leave(self, game_id: str, member: Member) -> None:
+        async with self._locks.setdefault(game_id, asyncio.Lock()):
+            members = self._rooms.get(game_id)
+            if members is None:
+                return
+            members.discard(member)
+            if not members:
+                del self._rooms[game_id]
+                await self.store.unsubscribe(game_id, self._fan_out)
+
+    def _fan_out(self, game_id: str, item: RoomEvent | ServerMessage) -> None:
+        for member in list(self._rooms.get(game_id, ())):
+            member.deliver(item)

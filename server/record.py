@@ -1,0 +1,132 @@
+"""The stored game record: everything a node needs to continue a game, as plain data.
+
+A record round-trips through ``to_dict``/``from_dict`` so any store can keep it as
+msgpack; nodes hold nothing that is not in it. Times are server milliseconds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Side = Literal["white", "black"]
+SIDES: tuple[Side, Side] = ("white", "black")
+Status = Literal["waiting", "playing", "finished", "aborted"]
+# Chat lines kept in the record, so a full snapshot can show recent conversation.
+CHAT_KEPT = 50
+
+
+def other(side: Side) -> Side:
+    return "black" if side == "white" else "white"
+
+
+@dataclass
+class SeatRecord:
+    """One player's seat. ``token`` is the secret that proves a socket sits here."""
+
+    token: str
+    name: str | None = None
+    sockets: int = 0  # open sockets of this player, on all nodes
+    gone_since: int | None = None  # when the last socket left (or the seat was taken)
+    claim_announced: bool = False  # the opponent has been told it may claim
+    last_move_ack: int | None = None  # ack id of this player's last applied move
+    bot: bool = False  # the computer's seat: never "gone", never claimed against
+
+
+@dataclass
+class GameRecord:
+    id: str
+    variant: str
+    created_at: int
+    start_fen: str | None = None  # None: the variant's start position
+    moves: list[str] = field(default_factory=list)  # notation, in order
+    fen: str = ""  # current position, kept for listings that must not replay
+    side_to_move: Side = "white"
+    status: Status = "waiting"
+    result: Literal["white", "black", "draw"] | None = None
+    reason: str | None = None
+    opponent: Literal["friend", "open", "computer"] = "friend"
+    level: int | None = None
+    rated: bool = False
+    invite: str | None = None  # the friend's invite token; None for open games
+    seats: dict[str, SeatRecord | None] = field(default_factory=dict)
+    # Fischer clock: None = untimed. remaining_ms holds each side's time at the start
+    # of its current turn; turn_started is when the side to move's clock began to run.
+    initial_ms: int | None = None
+    increment_ms: int = 0
+    remaining_ms: dict[str, int] = field(default_factory=dict)
+    turn_started: int | None = None
+    draw_offer: Side | None = None
+    # Ply count at which a side's draw offer was declined: no new offer before a move.
+    draw_declined_at: dict[str, int] = field(default_factory=dict)
+    rematch_offer: Side | None = None
+    rematch_game: str | None = None
+    claim_after_ms: int = 30_000
+    chat: list[dict[str, Any]] = field(default_factory=list)
+    version: int = 0
+    # Version of the event that produced the current position: moves made against an
+    # older version were made against another board.
+    position_version: int = 0
+
+    @property
+    def clocked(self) -> bool:
+        return self.initial_ms is not None
+
+    @property
+    def over(self) -> bool:
+        return self.status in ("finished", "aborted")
+
+    def seat(self, side: Side) -> SeatRecord | None:
+        return self.seats.get(side)
+
+    def moves_made_by(self, side: Side) -> int:
+        """How many moves ``side`` has made (the first mover owns the even plies)."""
+        first = other(self.side_to_move) if len(self.moves) % 2 else self.side_to_move
+        n = len(self.moves)
+        return (n + 1) // 2 if side == first else n // 2
+
+    def running_clock(self) -> Side | None:
+        """The side whose clock runs now: to move, playing, and past its own first move."""
+        if not self.clocked or self.status != "playing" or self.turn_started is None:
+            return None
+        side = self.side_to_move
+        return side if self.moves_made_by(side) >= 1 else None
+
+    def time_left(self, side: Side, now: int) -> int:
+        left = self.remaining_ms.get(side, 0)
+        if self.running_clock() == side and self.turn_started is not None:
+            left -= now - self.turn_started
+        return max(0, left)
+
+    def flag_time(self) -> int | None:
+        """When the running clock reaches zero."""
+        side = self.running_clock()
+        if side is None or self.turn_started is None:
+            return None
+        return self.turn_started + self.remaining_ms.get(side, 0)
+
+    def clocks(self, now: int) -> dict[str, Any] | None:
+        """Clock readings at ``now`` as sent to clients."""
+        if not self.clocked:
+            return None
+        return {
+            "white": self.time_left("white", now),
+            "black": self.time_left("black", now),
+            "running": self.running_clock(),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, body: dict[str, Any]) -> GameRecord:
+        body = dict(body)
+        body["seats"] = {
+            side: SeatRecord(**seat) if seat is not None else None
+            for side, seat in body.get("seats", {}).items()
+        }
+        return cls(**body)
+
+    def copy(self) -> GameRecord:
+        return GameRecord.from_dict(self.to_dict())

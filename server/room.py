@@ -1,0 +1,631 @@
+"""The room: a game's state machine, with no I/O.
+
+``handle(record, command, now)`` returns an ``Outcome``: the new record, the events
+to publish (each with its version and audience), and, when the command itself was
+refused, a ``Refusal`` for the sender. Time only moves by ``now``; nothing here
+reads a clock, opens a socket or draws a random number, so every rule of play is
+testable in microseconds.
+
+Model: python-websockets ``protocol.py`` (no socket inside).
+"""
+
+from __future__ import annotations
+
+import hmac
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from engine import (
+    AmbiguousMoveError,
+    EngineError,
+    IllegalMoveError,
+    InvalidMoveError,
+    Move,
+    get_rules,
+)
+from protocol import messages as m
+from protocol.messages import CHAT_MAX_CHARS, ErrorCode
+
+from . import board
+from .commands import (
+    Abort,
+    AcceptDraw,
+    AcceptRematch,
+    Chat,
+    Claim,
+    Command,
+    Connect,
+    DeclineDraw,
+    DeclineRematch,
+    Disconnect,
+    Fresh,
+    Join,
+    OfferDraw,
+    OfferRematch,
+    PlayMove,
+    Resign,
+    Tick,
+)
+from .record import CHAT_KEPT, SIDES, GameRecord, SeatRecord, Side, other
+
+# Who may see an event: everyone, only the seated players, only spectators, or one seat.
+Audience = Literal["all", "players", "spectators", "white", "black"]
+
+
+@dataclass(frozen=True)
+class RoomEvent:
+    message: m.Event
+    audience: Audience = "all"
+
+    @property
+    def v(self) -> int:
+        return self.message.v
+
+    def seen_by(self, side: Side | None) -> bool:
+        """Whether a socket in ``side``'s seat (None: a spectator) may see this event."""
+        if self.audience == "all":
+            return True
+        if self.audience == "players":
+            return side is not None
+        if self.audience == "spectators":
+            return side is None
+        return self.audience == side
+
+    def for_viewer(self, side: Side | None) -> m.Event:
+        """The message itself, or a bare version step for those who may not see it."""
+        return self.message if self.seen_by(side) else m.Skip(v=self.v)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"audience": self.audience, "message": self.message.to_dict()}
+
+    @classmethod
+    def from_dict(cls, body: dict[str, object]) -> RoomEvent:
+        message = m.from_dict(body["message"], m.SERVER_MESSAGES)
+        assert isinstance(message, m.Event)
+        return cls(message=message, audience=body["audience"])  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Refusal:
+    code: ErrorCode
+    sentence: str
+    resync: bool = False  # the sender's view is out of date: send it the full state
+
+
+@dataclass
+class Outcome:
+    record: GameRecord
+    events: list[RoomEvent] = field(default_factory=list)
+    refusal: Refusal | None = None
+    acked: bool = False  # the command took effect (or repeated one that had)
+    spawn: GameRecord | None = None  # a new game to create first (a rematch)
+
+
+class _Refused(Exception):
+    def __init__(self, code: ErrorCode, sentence: str, resync: bool = False):
+        self.refusal = Refusal(code, sentence, resync)
+
+
+# --------------------------------------------------------------------------------------
+# creating a game
+# --------------------------------------------------------------------------------------
+
+
+def new_game(
+    *,
+    game_id: str,
+    variant: str,
+    now: int,
+    creator: Side,
+    creator_token: str,
+    creator_name: str | None = None,
+    invite: str | None = None,
+    opponent: Literal["friend", "open", "computer"] = "friend",
+    initial_ms: int | None = 300_000,
+    increment_ms: int = 3_000,
+    start_fen: str | None = None,
+    claim_after_ms: int = 30_000,
+    level: int | None = None,
+    rated: bool = False,
+) -> GameRecord:
+    """A fresh record with the creator seated; raises the engine's errors for a bad FEN."""
+    game = board.replay(variant, start_fen, [])
+    seats: dict[str, SeatRecord | None] = {"white": None, "black": None}
+    seats[creator] = SeatRecord(token=creator_token, name=creator_name, gone_since=now)
+    return GameRecord(
+        id=game_id,
+        variant=get_rules(variant).id,
+        created_at=now,
+        start_fen=start_fen,
+        fen=game.position.fen(),
+        side_to_move=game.position.side_to_move.value,
+        opponent=opponent,
+        level=level,
+        rated=rated,
+        invite=invite,
+        seats=seats,
+        initial_ms=initial_ms,
+        increment_ms=increment_ms if initial_ms is not None else 0,
+        remaining_ms={"white": initial_ms, "black": initial_ms} if initial_ms is not None else {},
+        claim_after_ms=claim_after_ms,
+    )
+
+
+def seat_of(record: GameRecord, token: str | None) -> Side | None:
+    """The side whose secret ``token`` is, or None; constant-time on every seat."""
+    found: Side | None = None
+    if not token:
+        return None
+    given = token.encode()
+    for side in SIDES:
+        seat = record.seat(side)
+        if seat is not None and hmac.compare_digest(seat.token.encode(), given):
+            found = side
+    return found
+
+
+# --------------------------------------------------------------------------------------
+# handling a command
+# --------------------------------------------------------------------------------------
+
+
+def handle(record: GameRecord, command: Command, now: int) -> Outcome:
+    """Apply ``command`` at time ``now``; ``record`` itself is never modified."""
+    rec = record.copy()
+    events: list[RoomEvent] = []
+    # Time passes before anything else: a flag that fell counts even if the
+    # command that noticed it is then refused (a move after the flag does not count).
+    _settle_time(rec, now, events)
+    outcome = Outcome(record=rec, events=events)
+    try:
+        handler = _HANDLERS[type(command)]
+        handler(rec, command, now, outcome)
+    except _Refused as refused:
+        outcome.refusal = refused.refusal
+        outcome.acked = False
+    return outcome
+
+
+def _absent(seat: SeatRecord | None) -> bool:
+    """A human seat with no socket, whose absence has not been announced yet."""
+    return (
+        seat is not None
+        and not seat.bot
+        and seat.sockets == 0
+        and seat.gone_since is not None
+        and not seat.claim_announced
+    )
+
+
+def deadline(record: GameRecord) -> int | None:
+    """When this game next needs a ``Tick``: a flag falls or a claim opens."""
+    times = []
+    flag = record.flag_time()
+    if flag is not None:
+        times.append(flag)
+    if record.status == "playing" and record.clocked:
+        for side in SIDES:
+            seat = record.seat(side)
+            if seat is not None and _absent(seat) and seat.gone_since is not None:
+                times.append(seat.gone_since + record.claim_after_ms)
+    return min(times) if times else None
+
+
+def _emit(
+    rec: GameRecord,
+    events: list[RoomEvent],
+    message: type[m.Event],
+    audience: Audience = "all",
+    **fields: object,
+) -> m.Event:
+    rec.version += 1
+    event = message(v=rec.version, **fields)  # type: ignore[arg-type]
+    events.append(RoomEvent(event, audience))
+    return event
+
+
+def _settle_time(rec: GameRecord, now: int, events: list[RoomEvent]) -> None:
+    flag = rec.flag_time()
+    if flag is not None and now >= flag:
+        loser = rec.side_to_move
+        _finish(rec, now, events, other(loser), "timeout")
+    if rec.status == "playing" and rec.clocked:
+        for side in SIDES:
+            seat = rec.seat(side)
+            if (
+                seat is not None
+                and _absent(seat)
+                and seat.gone_since is not None
+                and now >= seat.gone_since + rec.claim_after_ms
+            ):
+                seat.claim_announced = True
+                _emit(rec, events, m.Claimable, by=other(side))
+
+
+def _finish(
+    rec: GameRecord,
+    now: int,
+    events: list[RoomEvent],
+    result: Literal["white", "black", "draw"] | None,
+    reason: str,
+) -> None:
+    running = rec.running_clock()
+    if running is not None:
+        rec.remaining_ms[running] = rec.time_left(running, now)
+    clocks = rec.clocks(now)
+    rec.turn_started = None
+    rec.status = "finished" if result is not None else "aborted"
+    rec.result = result
+    rec.reason = reason
+    rec.draw_offer = None
+    if clocks is not None:
+        clocks["running"] = None
+    _emit(rec, events, m.Over, result=result, reason=reason, clocks=clocks)
+
+
+def _seated(rec: GameRecord, by: Side | None) -> Side:
+    if by is None or rec.seat(by) is None:
+        raise _Refused(ErrorCode.SEAT_SPECTATOR, "Spectators can watch and chat, not play.")
+    return by
+
+
+def _playing(rec: GameRecord) -> None:
+    if rec.over:
+        raise _Refused(ErrorCode.GAME_OVER, "The game is over.")
+    if rec.status == "waiting":
+        raise _Refused(ErrorCode.MOVE_NO_OPPONENT, "Nobody has taken the other seat yet.")
+
+
+# --- seats and presence ---------------------------------------------------------------
+
+
+def _join(rec: GameRecord, cmd: Join, now: int, out: Outcome) -> None:
+    free = [side for side in SIDES if rec.seat(side) is None]
+    if rec.status != "waiting" or not free:
+        raise _Refused(ErrorCode.SEAT_TAKEN, "Both seats are taken; you can still watch.")
+    if rec.opponent == "friend" and not (
+        rec.invite and cmd.invite and hmac.compare_digest(rec.invite.encode(), cmd.invite.encode())
+    ):
+        raise _Refused(ErrorCode.SEAT_BAD_INVITE, "This invitation is not valid for this game.")
+    side = free[0]
+    rec.seats[side] = SeatRecord(token=cmd.token, name=cmd.name, gone_since=now)
+    rec.status = "playing"
+    rec.invite = None
+    _emit(rec, out.events, m.Joined, side=side, name=cmd.name)
+    out.acked = True
+
+
+def _connect(rec: GameRecord, cmd: Connect, now: int, out: Outcome) -> None:
+    seat = rec.seat(_seated(rec, cmd.by))
+    assert seat is not None
+    seat.sockets += 1
+    if seat.sockets == 1:
+        seat.gone_since = None
+        seat.claim_announced = False
+        _emit(rec, out.events, m.Presence, side=cmd.by, present=True)
+    out.acked = True
+
+
+def _disconnect(rec: GameRecord, cmd: Disconnect, now: int, out: Outcome) -> None:
+    seat = rec.seat(_seated(rec, cmd.by))
+    assert seat is not None
+    if seat.sockets == 0:
+        return
+    seat.sockets -= 1
+    if seat.sockets == 0:
+        seat.gone_since = now
+        _emit(rec, out.events, m.Presence, side=cmd.by, present=False)
+    out.acked = True
+
+
+# --- moves ----------------------------------------------------------------------------
+
+
+def _resolve_move(rec: GameRecord, cmd: PlayMove) -> Move:
+    """The legal move the client meant, or a refusal that says why in words."""
+    game = board.replay(rec.variant, rec.start_fen, rec.moves)
+    rules = get_rules(rec.variant)
+    text = cmd.notation
+    if cmd.path is not None:
+        path = list(cmd.path)
+        if len(path) < 2:
+            raise _Refused(ErrorCode.MOVE_INVALID, "A move needs at least two squares.")
+        legal = game.legal_moves()
+        exact = [mv for mv in legal if board.labels(rec.variant, mv.path) == path]
+        if exact:
+            return exact[0]
+        if len(path) == 2:
+            ends = [
+                mv
+                for mv in legal
+                if rules.square_name(mv.start) == path[0] and rules.square_name(mv.end) == path[1]
+            ]
+            if len(ends) == 1:
+                return ends[0]
+        # Let the engine explain what is wrong with this path.
+        text = ("x" if len(path) > 2 else "-").join(path)
+    if not text:
+        raise _Refused(ErrorCode.MOVE_INVALID, "A move needs a path of squares or its notation.")
+    try:
+        move = game.position.parse_move(text)
+    except AmbiguousMoveError as exc:
+        raise _Refused(ErrorCode.MOVE_AMBIGUOUS, str(exc)) from None
+    except IllegalMoveError as exc:
+        raise _Refused(ErrorCode.MOVE_ILLEGAL, str(exc)) from None
+    except InvalidMoveError as exc:
+        raise _Refused(ErrorCode.MOVE_INVALID, str(exc)) from None
+    except EngineError as exc:
+        raise _Refused(ErrorCode.MOVE_INVALID, str(exc)) from None
+    if cmd.path is not None and board.labels(rec.variant, move.path) != list(cmd.path):
+        # The engine read the squares differently (e.g. a capture written as a step).
+        raise _Refused(ErrorCode.MOVE_ILLEGAL, f"{'-'.join(cmd.path)} is not a legal move here.")
+    return move
+
+
+def _play_move(rec: GameRecord, cmd: PlayMove, now: int, out: Outcome) -> None:
+    by = _seated(rec, cmd.by)
+    seat = rec.seat(by)
+    assert seat is not None
+    if cmd.ack is not None and cmd.ack == seat.last_move_ack:
+        out.acked = True  # a resend of a move already applied: ack it again, apply nothing
+        return
+    _playing(rec)
+    if by != rec.side_to_move:
+        raise _Refused(ErrorCode.MOVE_NOT_YOUR_TURN, "It is not your turn.")
+    if cmd.v is not None and cmd.v < rec.position_version:
+        raise _Refused(
+            ErrorCode.MOVE_STALE,
+            "The board changed since you chose that move; here is the current position.",
+            resync=True,
+        )
+    game = board.played(rec.variant, rec.start_fen, rec.moves, _resolve_move(rec, cmd))
+    move = game.moves[-1]
+    # Clock: the mover's time runs only after its own first move (as on lichess);
+    # the increment is earned by timed moves.
+    if rec.running_clock() == by:
+        rec.remaining_ms[by] = rec.time_left(by, now) + rec.increment_ms
+    rec.moves.append(game.notation[-1])
+    rec.fen = game.position.fen()
+    rec.side_to_move = game.position.side_to_move.value
+    rec.turn_started = now if rec.clocked else None
+    seat.last_move_ack = cmd.ack
+    if rec.draw_offer is not None and rec.draw_offer != by:
+        lapsed = rec.draw_offer
+        rec.draw_offer = None
+        _emit(rec, out.events, m.DrawLapsed, by=lapsed)
+    _emit(
+        rec,
+        out.events,
+        m.Moved,
+        ply=len(rec.moves),
+        by=by,
+        notation=game.notation[-1],
+        path=board.labels(rec.variant, move.path),
+        captured=board.labels(rec.variant, move.captured),
+        fen=rec.fen,
+        side_to_move=rec.side_to_move,
+        pieces=board.pieces(game),
+        legal=board.legal(game),
+        clocks=rec.clocks(now),
+    )
+    rec.position_version = rec.version
+    if game.result is not None:
+        reason = game.reason.value if game.reason is not None else "no_moves"
+        _finish(rec, now, out.events, game.result.value, reason)
+    out.acked = True
+
+
+# --- draws, resignation, abort, claims ------------------------------------------------
+
+
+def _offer_draw(rec: GameRecord, cmd: OfferDraw, now: int, out: Outcome) -> None:
+    by = _seated(rec, cmd.by)
+    _playing(rec)
+    if rec.draw_offer == other(by):
+        _finish(rec, now, out.events, "draw", "agreement")
+    elif rec.draw_offer == by:
+        raise _Refused(ErrorCode.DRAW_ALREADY_OFFERED, "You have already offered a draw.")
+    elif rec.draw_declined_at.get(by) == len(rec.moves):
+        raise _Refused(
+            ErrorCode.DRAW_TOO_SOON,
+            "Your offer was just declined; make a move before offering again.",
+        )
+    else:
+        rec.draw_offer = by
+        _emit(rec, out.events, m.DrawOffered, by=by)
+    out.acked = True
+
+
+def _accept_draw(rec: GameRecord, cmd: AcceptDraw, now: int, out: Outcome) -> None:
+    by = _seated(rec, cmd.by)
+    _playing(rec)
+    if rec.draw_offer != other(by):
+        raise _Refused(ErrorCode.DRAW_NO_OFFER, "Your opponent has not offered a draw.")
+    _finish(rec, now, out.events, "draw", "agreement")
+    out.acked = True
+
+
+def _decline_draw(rec: GameRecord, cmd: DeclineDraw, now: int, out: Outcome) -> None:
+    by = _seated(rec, cmd.by)
+    _playing(rec)
+    if rec.draw_offer != other(by):
+        raise _Refused(ErrorCode.DRAW_NO_OFFER, "Your opponent has not offered a draw.")
+    rec.draw_offer = None
+    rec.draw_declined_at[other(by)] = len(rec.moves)
+    _emit(rec, out.events, m.DrawDeclined, by=by)
+    out.acked = True
+
+
+def _resign(rec: GameRecord, cmd: Resign, now: int, out: Outcome) -> None:
+    by = _seated(rec, cmd.by)
+    if rec.status == "waiting":
+        raise _Refused(
+            ErrorCode.MOVE_NO_OPPONENT, "Nobody has taken the other seat yet; abort instead."
+        )
+    _playing(rec)
+    _finish(rec, now, out.events, other(by), "resign")
+    out.acked = True
+
+
+def _abort(rec: GameRecord, cmd: Abort, now: int, out: Outcome) -> None:
+    _seated(rec, cmd.by)
+    if rec.over:
+        raise _Refused(ErrorCode.GAME_OVER, "The game is over.")
+    if len(rec.moves) >= 2:
+        raise _Refused(
+            ErrorCode.ABORT_TOO_LATE, "Both sides have moved; the game can no longer be aborted."
+        )
+    _finish(rec, now, out.events, None, "aborted")
+    out.acked = True
+
+
+def _claim(rec: GameRecord, cmd: Claim, now: int, out: Outcome) -> None:
+    by = _seated(rec, cmd.by)
+    _playing(rec)
+    if not rec.clocked:
+        raise _Refused(ErrorCode.CLAIM_NO_CLOCK, "Games without a clock cannot be claimed.")
+    gone = rec.seat(other(by))
+    assert gone is not None
+    if gone.bot or gone.sockets > 0 or gone.gone_since is None:
+        raise _Refused(ErrorCode.CLAIM_OPPONENT_PRESENT, "Your opponent is still connected.")
+    opens = gone.gone_since + rec.claim_after_ms
+    if now < opens:
+        seconds = -(-(opens - now) // 1000)
+        raise _Refused(ErrorCode.CLAIM_TOO_EARLY, f"You may claim in {seconds} seconds.")
+    _finish(rec, now, out.events, "draw" if cmd.draw else by, "abandoned")
+    out.acked = True
+
+
+# --- rematch --------------------------------------------------------------------------
+
+
+def _after_game(rec: GameRecord, by: Side | None) -> Side:
+    side = _seated(rec, by)
+    if not rec.over:
+        raise _Refused(ErrorCode.GAME_NOT_OVER, "A rematch can be offered once the game is over.")
+    if rec.seat("white") is None or rec.seat("black") is None:
+        raise _Refused(ErrorCode.REMATCH_NO_OPPONENT, "Nobody took the other seat.")
+    if rec.rematch_game is not None:
+        raise _Refused(ErrorCode.REMATCH_DONE, "The rematch has already started.")
+    return side
+
+
+def _start_rematch(rec: GameRecord, fresh: Fresh | None, now: int, out: Outcome) -> None:
+    if fresh is None:
+        raise _Refused(ErrorCode.SERVER_ERROR, "The rematch could not be created.")
+    white, black = rec.seat("white"), rec.seat("black")
+    assert white is not None and black is not None
+    # Colours swap: the old black player becomes white.
+    spawn = new_game(
+        game_id=fresh.game_id,
+        variant=rec.variant,
+        now=now,
+        creator="white",
+        creator_token=fresh.white_token,
+        creator_name=black.name,
+        opponent=rec.opponent,
+        initial_ms=rec.initial_ms,
+        increment_ms=rec.increment_ms,
+        start_fen=rec.start_fen,
+        claim_after_ms=rec.claim_after_ms,
+        level=rec.level,
+        rated=rec.rated,
+    )
+    spawn.seats["black"] = SeatRecord(token=fresh.black_token, name=white.name, gone_since=now)
+    spawn.status = "playing"
+    out.spawn = spawn
+    rec.rematch_offer = None
+    rec.rematch_game = fresh.game_id
+    _emit(rec, out.events, m.Rematch, game=fresh.game_id)
+
+
+def _offer_rematch(rec: GameRecord, cmd: OfferRematch, now: int, out: Outcome) -> None:
+    by = _after_game(rec, cmd.by)
+    if rec.rematch_offer == other(by):
+        _start_rematch(rec, cmd.fresh, now, out)
+    elif rec.rematch_offer == by:
+        raise _Refused(ErrorCode.REMATCH_ALREADY_OFFERED, "You have already offered a rematch.")
+    else:
+        rec.rematch_offer = by
+        _emit(rec, out.events, m.RematchOffered, by=by)
+    out.acked = True
+
+
+def _accept_rematch(rec: GameRecord, cmd: AcceptRematch, now: int, out: Outcome) -> None:
+    by = _after_game(rec, cmd.by)
+    if rec.rematch_offer != other(by):
+        raise _Refused(ErrorCode.REMATCH_NO_OFFER, "Your opponent has not offered a rematch.")
+    _start_rematch(rec, cmd.fresh, now, out)
+    out.acked = True
+
+
+def _decline_rematch(rec: GameRecord, cmd: DeclineRematch, now: int, out: Outcome) -> None:
+    by = _after_game(rec, cmd.by)
+    if rec.rematch_offer != other(by):
+        raise _Refused(ErrorCode.REMATCH_NO_OFFER, "Your opponent has not offered a rematch.")
+    rec.rematch_offer = None
+    _emit(rec, out.events, m.RematchDeclined, by=by)
+    out.acked = True
+
+
+# --- chat and time --------------------------------------------------------------------
+
+
+def clean_chat(text: str) -> str:
+    """Plain text on one line: control and format characters go, spaces collapse."""
+    kept = "".join(
+        " " if ch.isspace() else ch
+        for ch in text
+        if ch.isspace() or unicodedata.category(ch)[0] != "C"
+    )
+    return " ".join(kept.split())
+
+
+def _chat(rec: GameRecord, cmd: Chat, now: int, out: Outcome) -> None:
+    text = clean_chat(cmd.text)
+    if not text:
+        raise _Refused(ErrorCode.CHAT_EMPTY, "The message is empty.")
+    if len(text) > CHAT_MAX_CHARS:
+        raise _Refused(
+            ErrorCode.CHAT_TOO_LONG, f"Chat lines are at most {CHAT_MAX_CHARS} characters."
+        )
+    seat = rec.seat(cmd.by) if cmd.by is not None else None
+    by: str
+    audience: Audience
+    if seat is not None and cmd.by is not None:
+        channel, by, name, audience = "players", cmd.by, seat.name, "players"
+    else:
+        # Spectators' lines never reach the players while the game runs.
+        channel, by, name = "spectators", "spectator", cmd.name
+        audience = "all" if rec.over else "spectators"
+    line = _emit(
+        rec, out.events, m.ChatLine, audience, channel=channel, by=by, name=name, text=text
+    )  # type: ignore[arg-type]
+    rec.chat.append({**line.to_dict(), "audience": audience})
+    del rec.chat[:-CHAT_KEPT]
+    out.acked = True
+
+
+def _tick(rec: GameRecord, cmd: Tick, now: int, out: Outcome) -> None:
+    out.acked = True  # _settle_time has already done the work
+
+
+_HANDLERS: dict[type, Callable[[GameRecord, Any, int, Outcome], None]] = {
+    Join: _join,
+    Connect: _connect,
+    Disconnect: _disconnect,
+    PlayMove: _play_move,
+    OfferDraw: _offer_draw,
+    AcceptDraw: _accept_draw,
+    DeclineDraw: _decline_draw,
+    Resign: _resign,
+    Abort: _abort,
+    OfferRematch: _offer_rematch,
+    AcceptRematch: _accept_rematch,
+    DeclineRematch: _decline_rematch,
+    Claim: _claim,
+    Chat: _chat,
+    Tick: _tick,
+}

@@ -1,0 +1,88 @@
+"""The store interface: where games live, how writes stay atomic, how events travel.
+
+Every implementation (``MemoryStore`` now, a Redis store later) keeps, per game:
+
+- the record and its version; ``commit`` is a compare-and-set on that version, so
+  two nodes can never both apply a command to the same game;
+- an event log: each commit appends its versioned events; ``events_since`` reads
+  them back for a client that missed some (None once they are no longer kept);
+- a channel: each commit publishes its events, and ``announce`` publishes an
+  unversioned notice (the spectator count), to every subscriber on every node;
+- a deadline: when the game next needs a ``Tick`` (a flag, a claim opening);
+  ``due`` lists the games whose deadline has passed;
+- a spectator counter across nodes.
+
+Time comes from the store (``now``), so all nodes agree on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from protocol.messages import ServerMessage
+
+from ..record import GameRecord
+from ..room import RoomEvent
+
+# Receives each event committed to a game, and each notice announced on it.
+Listener = Callable[[str, "RoomEvent | ServerMessage"], None]
+
+
+class Store(Protocol):
+    name: str
+
+    async def now(self) -> int:
+        """Milliseconds on the one clock all nodes share."""
+        ...
+
+    async def create(self, record: GameRecord, deadline: int | None = None) -> bool:
+        """Store a new game; False if the id is taken."""
+        ...
+
+    async def load(self, game_id: str) -> GameRecord | None:
+        """The record (its ``version`` field is the stored version), or None."""
+        ...
+
+    async def commit(
+        self,
+        game_id: str,
+        expected_version: int,
+        record: GameRecord,
+        events: list[RoomEvent],
+        deadline: int | None,
+    ) -> bool:
+        """Write ``record`` if the stored version is still ``expected_version``.
+
+        On success, append ``events`` to the log, publish them, set the deadline,
+        and return True; otherwise change nothing and return False.
+        """
+        ...
+
+    async def events_since(self, game_id: str, version: int) -> list[RoomEvent] | None:
+        """The events after ``version`` in order, or None if some are no longer kept."""
+        ...
+
+    async def subscribe(self, game_id: str, listener: Listener) -> None: ...
+
+    async def unsubscribe(self, game_id: str, listener: Listener) -> None: ...
+
+    async def announce(self, game_id: str, notice: ServerMessage) -> None:
+        """Publish an unversioned message to every subscriber of the game."""
+        ...
+
+    async def add_spectators(self, game_id: str, delta: int) -> int:
+        """Change the game's spectator count by ``delta``; return the new count."""
+        ...
+
+    async def spectators(self, game_id: str) -> int: ...
+
+    async def due(self, now: int) -> list[str]:
+        """Ids of games whose deadline is at or before ``now``."""
+        ...
+
+    async def waiting_and_live(self, limit: int) -> tuple[list[GameRecord], list[GameRecord]]:
+        """Open games waiting for an opponent, and games being played (newest first)."""
+        ...
+
+    async def close(self) -> None: ...

@@ -1,0 +1,42 @@
+"""The node's timekeeper: lets flags fall and claims open when nobody is connected.
+
+The store knows each game's next deadline (``room.deadline``); the timekeeper asks
+it which are due and runs a ``Tick`` through the normal command path, so a flag
+falls the same way whether or not anyone is watching. Several nodes may tick the
+same game: the compare-and-set makes that harmless.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from .commands import Tick
+from .games import Games
+
+log = logging.getLogger(__name__)
+
+
+class Timekeeper:
+    def __init__(self, games: Games, every_s: float):
+        self.games = games
+        self.every_s = every_s
+
+    async def tick_once(self) -> int:
+        """Tick every game whose deadline has passed; return how many there were."""
+        store = self.games.store
+        due = await store.due(await store.now())
+        for game_id in due:
+            try:
+                await self.games.run(game_id, Tick())
+            except Exception:  # one broken game must not stop the clocks of the others
+                log.exception("game %s: tick failed", game_id)
+        return len(due)
+
+    async def run(self) -> None:
+        while True:
+            try:
+                await self.tick_once()
+            except Exception:
+                log.exception("timekeeper: store unavailable")
+            await asyncio.sleep(self.every_s)

@@ -1,0 +1,123 @@
+"""What each kind of onlooker may see of a record. No view ever contains a seat token."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import get_rules
+from protocol import messages as m
+
+from . import board
+from .record import SIDES, GameRecord, Side
+from .room import RoomEvent
+
+
+def players(record: GameRecord) -> dict[str, Any]:
+    """Names and presence per side; None for a seat nobody has taken."""
+    shown: dict[str, Any] = {}
+    for side in SIDES:
+        seat = record.seat(side)
+        shown[side] = (
+            None
+            if seat is None
+            else {"name": seat.name, "present": seat.bot or seat.sockets > 0, "computer": seat.bot}
+        )
+    return shown
+
+
+def clock_spec(record: GameRecord) -> dict[str, int] | None:
+    if not record.clocked:
+        return None
+    return {"initial_ms": record.initial_ms or 0, "increment_ms": record.increment_ms}
+
+
+def state_for(record: GameRecord, viewer: Side | None, spectators: int, now: int) -> m.State:
+    """The full state for one socket: ``viewer`` is its seat, or None for a spectator."""
+    game = board.replay(record.variant, record.start_fen, record.moves)
+    rules = get_rules(record.variant)
+    to_move = viewer is not None and record.status == "playing" and viewer == record.side_to_move
+    claimable = False
+    if viewer is not None and record.status == "playing":
+        seat = record.seat("black" if viewer == "white" else "white")
+        claimable = seat is not None and seat.claim_announced and seat.sockets == 0
+    chat = [
+        {k: v for k, v in line.items() if k not in ("audience", "t")}
+        for line in record.chat
+        if RoomEvent(m.Skip(v=0), line["audience"]).seen_by(viewer)
+    ]
+    return m.State(
+        v=record.version,
+        game=record.id,
+        variant=record.variant,
+        variant_name={"en": rules.name_en, "de": rules.name_de},
+        board=board.layout(record.variant),
+        you=viewer,
+        status=record.status,
+        players=players(record),
+        start_fen=game.start_fen,
+        fen=record.fen,
+        side_to_move=record.side_to_move,
+        pieces=board.pieces(game),
+        moves=list(record.moves),
+        legal=board.legal(game) if to_move else [],
+        clock=clock_spec(record),
+        clocks=record.clocks(now),
+        result=record.result,
+        reason=record.reason,
+        draw_offer=record.draw_offer,
+        rematch_offer=record.rematch_offer,
+        rematch=record.rematch_game,
+        claimable=claimable,
+        spectators=spectators,
+        chat=chat,
+        now=now,
+    )
+
+
+def public(record: GameRecord, spectators: int, now: int) -> dict[str, Any]:
+    """The game as ``GET /api/games/{id}`` shows it to anyone."""
+    return {
+        "id": record.id,
+        "variant": record.variant,
+        "status": record.status,
+        "players": players(record),
+        "opponent": record.opponent,
+        "start_fen": record.start_fen,
+        "fen": record.fen,
+        "side_to_move": record.side_to_move,
+        "moves": list(record.moves),
+        "clock": clock_spec(record),
+        "clocks": record.clocks(now),
+        "result": record.result,
+        "reason": record.reason,
+        "draw_offer": record.draw_offer,
+        "rematch": record.rematch_game,
+        "spectators": spectators,
+        "v": record.version,
+        "created_at": record.created_at,
+    }
+
+
+def open_entry(record: GameRecord) -> dict[str, Any]:
+    """A lobby line for a game waiting for an opponent."""
+    seated = next(side for side in SIDES if record.seat(side) is not None)
+    seat = record.seat(seated)
+    return {
+        "id": record.id,
+        "variant": record.variant,
+        "clock": clock_spec(record),
+        "creator": {"side": seated, "name": seat.name if seat else None},
+        "created_at": record.created_at,
+    }
+
+
+def live_entry(record: GameRecord, spectators: int) -> dict[str, Any]:
+    """A lobby line for a game being played."""
+    return {
+        "id": record.id,
+        "variant": record.variant,
+        "clock": clock_spec(record),
+        "players": {side: (p or {}).get("name") for side, p in players(record).items()},
+        "moves": len(record.moves),
+        "spectators": spectators,
+    }

@@ -1,0 +1,370 @@
+"""One game socket: decode, rate-limit, hand commands to the room, send what comes back.
+
+Two tasks per socket: this one reads frames; a writer drains the socket's send
+queue in order, keeps the client's version gap-free (fetching missed events from
+the store's log, or sending a full state), and renders each event for this seat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Any
+
+from starlette.websockets import WebSocket
+
+from protocol import messages as m
+from protocol.messages import CloseCode, ErrorCode, ProtocolError
+
+from . import commands as c
+from . import views
+from .games import Games, NotFound, fresh
+from .hub import Hub
+from .record import GameRecord, Side, other
+from .room import RoomEvent
+
+log = logging.getLogger(__name__)
+
+SEND_QUEUE = 512  # items a socket may fall behind before it is cut off
+MAX_STRIKES = 50  # bad frames or throttled messages before the socket is closed
+
+
+class _Snapshot:
+    """Writer instruction: send the full state."""
+
+
+class _CatchUp:
+    """Writer instruction: send every event the client has not seen yet."""
+
+
+class _Close:
+    def __init__(self, code: int):
+        self.code = code
+
+
+_Instruction = _Snapshot | _CatchUp | _Close
+
+
+class Throttle:
+    """A token bucket: ``rate`` messages a second, saving up to ``burst``."""
+
+    def __init__(self, rate: float, burst: int):
+        self.rate, self.burst = rate, burst
+        self.tokens = float(burst)
+        self.at = time.monotonic()
+
+    def allow(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+async def accept(websocket: WebSocket) -> None:
+    offered = websocket.scope.get("subprotocols") or []
+    await websocket.accept(subprotocol=m.SUBPROTOCOL if m.SUBPROTOCOL in offered else None)
+
+
+async def receive_frame(websocket: WebSocket) -> bytes | str | None:
+    """The next frame's payload, or None once the peer has gone."""
+    message = await websocket.receive()
+    if message["type"] == "websocket.disconnect":
+        return None
+    if message.get("bytes") is not None:
+        return message["bytes"]
+    return message.get("text") or ""
+
+
+class GameSocket:
+    def __init__(self, websocket: WebSocket, game_id: str, state: Any):
+        self.websocket = websocket
+        self.game_id = game_id
+        self.games: Games = state.games
+        self.hub: Hub = state.hub
+        self.store = state.store
+        self.settings = state.settings
+        self.side: Side | None = None
+        self.name: str | None = None
+        self.last_v = 0
+        self.queue: asyncio.Queue[Any] = asyncio.Queue(SEND_QUEUE)
+        self.throttle = Throttle(self.settings.messages_per_s, self.settings.message_burst)
+        self.strikes = 0
+        self.closing = False
+
+    # --- the hub's side ---------------------------------------------------------------
+
+    def deliver(self, item: RoomEvent | m.ServerMessage | _Instruction) -> None:
+        if self.closing:
+            return
+        try:
+            self.queue.put_nowait(item)
+        except asyncio.QueueFull:
+            # It does not read: cut it off rather than hold events for it forever.
+            self.closing = True
+            while not self.queue.empty():
+                self.queue.get_nowait()
+            self.queue.put_nowait(_Close(CloseCode.TOO_SLOW))
+
+    def send(self, message: m.ServerMessage) -> None:
+        self.deliver(message)
+
+    # --- the connection's life --------------------------------------------------------
+
+    async def serve(self) -> None:
+        await accept(self.websocket)
+        hello = await self._hello()
+        if hello is None:
+            return
+        found = await self.games.seat_of(self.game_id, hello.token)
+        if found is None:
+            await self._refuse_and_close(
+                ErrorCode.ROOM_NOT_FOUND, "There is no game with this id.", CloseCode.ROOM_NOT_FOUND
+            )
+            return
+        record, self.side = found
+        self.name = hello.name
+        await self.hub.enter(self.game_id, self)
+        writer = asyncio.create_task(self._write_loop())
+        try:
+            if hello.token and self.side is None:
+                self.send(
+                    m.Error(
+                        code=ErrorCode.SEAT_BAD_TOKEN,
+                        message="This seat token is not valid here; you are watching.",
+                    )
+                )
+            await self._first_sync(record, hello.since)
+            await self._arrive()
+            await self._read_loop()
+        finally:
+            with contextlib.suppress(Exception):
+                await self._depart()
+            writer.cancel()
+            with contextlib.suppress(BaseException):
+                await writer
+
+    async def _hello(self) -> m.Hello | None:
+        try:
+            frame = await asyncio.wait_for(
+                receive_frame(self.websocket), self.settings.hello_timeout_s
+            )
+        except TimeoutError:
+            await self._close(CloseCode.NO_HELLO)
+            return None
+        if frame is None:
+            return None
+        try:
+            hello = m.decode_client(frame)
+        except ProtocolError as exc:
+            await self._refuse_and_close(exc.code, exc.sentence, CloseCode.NO_HELLO)
+            return None
+        if not isinstance(hello, m.Hello):
+            await self._refuse_and_close(
+                ErrorCode.MSG_HELLO_FIRST, "Say hello first.", CloseCode.NO_HELLO
+            )
+            return None
+        if hello.proto != m.PROTOCOL_VERSION:
+            await self._refuse_and_close(
+                ErrorCode.PROTO_VERSION,
+                f"This server speaks protocol {m.PROTOCOL_VERSION}, not {hello.proto}.",
+                CloseCode.UNSUPPORTED_VERSION,
+            )
+            return None
+        return hello
+
+    async def _first_sync(self, record: GameRecord, since: int | None) -> None:
+        """Send what the client lacks: the events after ``since``, or the whole state."""
+        if since is not None and since <= record.version:
+            self.last_v = since
+            self.deliver(_CatchUp())  # falls back to a snapshot if the log lost some
+            self.send(m.Spectators(n=await self.store.spectators(self.game_id)))
+        else:
+            self.deliver(_Snapshot())
+        if self.side is not None and record.rematch_game is not None:
+            await self._send_rematch_seat(record.rematch_game)
+
+    async def _arrive(self) -> None:
+        if self.side is not None:
+            await self.games.run(self.game_id, c.Connect(self.side))
+        else:
+            count = await self.store.add_spectators(self.game_id, 1)
+            await self.store.announce(self.game_id, m.Spectators(n=count))
+
+    async def _depart(self) -> None:
+        await self.hub.leave(self.game_id, self)
+        if self.side is not None:
+            await self.games.run(self.game_id, c.Disconnect(self.side))
+        else:
+            count = await self.store.add_spectators(self.game_id, -1)
+            await self.store.announce(self.game_id, m.Spectators(n=count))
+
+    # --- reading ----------------------------------------------------------------------
+
+    async def _read_loop(self) -> None:
+        while not self.closing:
+            frame = await receive_frame(self.websocket)
+            if frame is None:
+                return
+            try:
+                message = m.decode_client(frame)
+            except ProtocolError as exc:
+                self._strike(exc.code, exc.sentence)
+                continue
+            if not self.throttle.allow():
+                # Decoded first (cheap, size-capped) so the refusal can name the command.
+                ack = message.ack if isinstance(message, m.Command) else None
+                self._strike(ErrorCode.RATE_LIMITED, "Too many messages; slow down.", ack)
+                continue
+            await self._dispatch(message)
+
+    def _strike(self, code: ErrorCode, sentence: str, ack: int | None = None) -> None:
+        self.strikes += 1
+        self.send(m.Error(code=code, message=sentence, ack=ack))
+        if self.strikes >= MAX_STRIKES:
+            self.deliver(_Close(CloseCode.TOO_MANY_ERRORS))
+            self.closing = True
+
+    async def _dispatch(self, message: m.ClientMessage) -> None:
+        if isinstance(message, m.Ping):
+            self.send(m.Pong(n=message.n, now=await self.store.now()))
+            return
+        if isinstance(message, m.Hello):
+            self.send(m.Error(code=ErrorCode.MSG_HELLO_TWICE, message="You already said hello."))
+            return
+        assert isinstance(message, m.Command)
+        command = self._command(message)
+        outcome = await self.games.run(self.game_id, command)
+        if isinstance(outcome, NotFound):
+            self.send(
+                m.Error(
+                    code=outcome.refusal.code, message=outcome.refusal.sentence, ack=message.ack
+                )
+            )
+            return
+        if outcome.refusal is not None:
+            self.send(
+                m.Error(
+                    code=outcome.refusal.code, message=outcome.refusal.sentence, ack=message.ack
+                )
+            )
+            if outcome.refusal.resync:
+                self.deliver(_Snapshot())
+        elif message.ack is not None:
+            self.send(m.Ack(ack=message.ack, v=outcome.record.version))
+
+    def _command(self, message: m.Command) -> c.Command:
+        by = self.side
+        match message:
+            case m.MakeMove(path=path, notation=notation, v=v, ack=ack):
+                return c.PlayMove(by, tuple(path) if path is not None else None, notation, ack, v)
+            case m.OfferDraw():
+                return c.OfferDraw(by)
+            case m.AcceptDraw():
+                return c.AcceptDraw(by)
+            case m.DeclineDraw():
+                return c.DeclineDraw(by)
+            case m.Resign():
+                return c.Resign(by)
+            case m.Abort():
+                return c.Abort(by)
+            case m.OfferRematch():
+                return c.OfferRematch(by, fresh())
+            case m.AcceptRematch():
+                return c.AcceptRematch(by, fresh())
+            case m.DeclineRematch():
+                return c.DeclineRematch(by)
+            case m.ClaimVictory():
+                return c.Claim(by, draw=False)
+            case m.ClaimDraw():
+                return c.Claim(by, draw=True)
+            case m.SendChat(text=text):
+                return c.Chat(by, text, self.name)
+        raise AssertionError(f"no command for {message.t}")  # the schema lists no other
+
+    # --- writing ----------------------------------------------------------------------
+
+    async def _write_loop(self) -> None:
+        try:
+            while True:
+                item = await self.queue.get()
+                if isinstance(item, _Close):
+                    await self._close(item.code)
+                    return
+                if isinstance(item, _Snapshot):
+                    await self._send_snapshot()
+                elif isinstance(item, _CatchUp):
+                    await self._catch_up()
+                elif isinstance(item, RoomEvent):
+                    await self._send_event(item)
+                else:
+                    await self._write(item)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            # The peer is gone or the socket broke: the reader will see the disconnect.
+            log.debug("game %s: writer stopped", self.game_id, exc_info=True)
+            with contextlib.suppress(Exception):
+                await self.websocket.close(CloseCode.SERVER_ERROR)
+
+    async def _write(self, message: m.ServerMessage) -> None:
+        await self.websocket.send_bytes(m.encode(message))
+
+    async def _send_snapshot(self) -> None:
+        record = await self.store.load(self.game_id)
+        if record is None:
+            return
+        spectators = await self.store.spectators(self.game_id)
+        now = await self.store.now()
+        await self._write(views.state_for(record, self.side, spectators, now))
+        self.last_v = record.version
+
+    async def _catch_up(self) -> None:
+        missed = await self.store.events_since(self.game_id, self.last_v)
+        if missed is None:
+            await self._send_snapshot()
+            return
+        for event in missed:
+            await self._send_in_order(event)
+
+    async def _send_event(self, event: RoomEvent) -> None:
+        if event.v <= self.last_v:
+            return  # already sent (a snapshot or a catch-up covered it)
+        if event.v > self.last_v + 1:
+            await self._catch_up()  # a gap: the log has what came in between
+            return
+        await self._send_in_order(event)
+
+    async def _send_in_order(self, event: RoomEvent) -> None:
+        if event.v != self.last_v + 1:
+            return
+        await self._write(event.for_viewer(self.side))
+        self.last_v = event.v
+        if isinstance(event.message, m.Rematch) and self.side is not None:
+            await self._send_rematch_seat(event.message.game)
+
+    async def _send_rematch_seat(self, game_id: str) -> None:
+        """Tell this player, and only this player, its seat in the rematch."""
+        record = await self.store.load(game_id)
+        if record is None or self.side is None:
+            return
+        side = other(self.side)  # colours swap in a rematch
+        seat = record.seat(side)
+        if seat is not None:
+            self.send(m.Seat(game=game_id, side=side, token=seat.token))
+
+    # --- closing ----------------------------------------------------------------------
+
+    async def _refuse_and_close(self, code: ErrorCode, sentence: str, close: int) -> None:
+        with contextlib.suppress(Exception):
+            await self._write(m.Error(code=code, message=sentence))
+        await self._close(close)
+
+    async def _close(self, code: int) -> None:
+        self.closing = True
+        with contextlib.suppress(Exception):
+            await self.websocket.close(code)

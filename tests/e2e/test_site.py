@@ -1,0 +1,142 @@
+"""The rest of the site in real Chromium: the protocol mirror, both languages, the
+rules pages, the lobby, claiming a game, the PDN download."""
+
+from __future__ import annotations
+
+import pytest
+
+from protocol.messages import schema
+
+VARIANTS = ["english", "international", "brazilian", "russian", "spanish", "italian", "turkish"]
+
+
+def test_the_client_protocol_module_mirrors_protocol_messages(open_page):
+    page = open_page("/")
+    mirror = page.evaluate("async () => (await import('/static/protocol.js')).SCHEMA")
+    python = schema()
+    assert mirror["protocol"] == python["protocol"]
+    assert mirror["subprotocol"] == python["subprotocol"]
+    for direction in ("client_to_server", "server_to_client"):
+        assert set(mirror[direction]) == set(python[direction]), direction
+        for tag, fields in python[direction].items():
+            assert set(mirror[direction][tag]) == set(fields), f"{direction} {tag}"
+    assert set(mirror["error_codes"]) == set(python["error_codes"])
+    assert mirror["close_codes"] == python["close_codes"]
+
+
+def test_every_text_exists_in_both_languages(open_page):
+    page = open_page("/")
+    missing = page.evaluate("""async () => {
+        const en = (await import('/static/i18n/en.js')).default;
+        const de = (await import('/static/i18n/de.js')).default;
+        const problems = [];
+        const walk = (a, b, path) => {
+          if (typeof a !== typeof b || Array.isArray(a) !== Array.isArray(b)) {
+            problems.push(path); return;
+          }
+          if (Array.isArray(a)) {
+            if (a.length !== b.length && !path.includes('sections')) problems.push(path);
+            a.forEach((x, i) => b[i] !== undefined && walk(x, b[i], `${path}[${i}]`));
+          } else if (a && typeof a === 'object') {
+            for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+              if (!(k in a) || !(k in b)) problems.push(`${path}.${k}`);
+              else walk(a[k], b[k], `${path}.${k}`);
+            }
+          } else if (typeof a === 'string') {
+            const params = s => (s.match(/\\{\\w+\\}/g) || []).sort().join();
+            if (params(a) !== params(b)) problems.push(`${path} (placeholders)`);
+          }
+        };
+        walk(en, de, '');
+        return problems;
+    }""")
+    assert missing == []
+
+
+def test_the_browser_language_is_the_default_and_the_switch_changes_every_text(open_page):
+    page = open_page("/", locale="de-DE")
+    assert page.locator("button.play").inner_text() == "Spielen"
+    assert page.locator("html").get_attribute("lang") == "de"
+    page.locator('button[data-lang="en"]').click()
+    assert page.locator("button.play").inner_text() == "Play"
+    assert "Rule set" in page.locator(".new-game").inner_text()
+    page.reload()
+    assert page.locator("button.play").inner_text() == "Play"  # the choice is kept
+    english = open_page("/", locale="en-US")
+    assert english.locator("button.play").inner_text() == "Play"
+    english.locator('button[data-lang="de"]').click()
+    assert "Spielart" in english.locator(".new-game").inner_text()
+    assert "Lobby" in english.locator(".lobby").inner_text()
+
+
+def test_the_game_page_switches_language_without_losing_the_game(new_game):
+    creator, _, _ = new_game("russian", colour="white")
+    page = creator.page
+    page.locator(".notice.turn").wait_for()
+    assert "You play White." in page.locator(".notice.turn").inner_text()
+    page.locator('button[data-lang="de"]').click()
+    assert "Du spielst Weiß." in page.locator(".notice.turn").inner_text()
+    assert page.locator("button.offer-draw").inner_text() == "Remis anbieten"
+    creator.play(["c3", "d4"], 1)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_each_rule_set_has_a_rules_page_in_english_and_german(open_page, variant):
+    page = open_page(f"/rules/{variant}")
+    article = page.locator(f'article.rules[data-variant="{variant}"]')
+    article.wait_for()
+    english = article.inner_text()
+    assert "the rules" in page.locator("h1").inner_text()
+    assert len(article.locator("li").all()) >= 8
+    page.locator('button[data-lang="de"]').click()
+    assert "die Regeln" in page.locator("h1").inner_text()
+    assert article.inner_text() != english
+
+
+def test_an_open_game_appears_in_the_lobby_and_is_joined_with_one_click(open_page):
+    creator = open_page("/")
+    creator.locator('[data-choice="variant:spanish"]').click()
+    creator.locator('[data-choice="colour:white"]').click()
+    creator.locator('[data-choice="opponent:lobby"]').click()
+    creator.locator("button.play").click()
+    creator.wait_for_url("**/g/*")
+    game = creator.url.rsplit("/", 1)[1]
+    creator.locator(".notice-area").get_by_text("Waiting for someone in the lobby").wait_for()
+
+    stranger = open_page("/")
+    stranger.locator(f'.open-games tr[data-game="{game}"] button.join').click()
+    stranger.wait_for_url(f"**/g/{game}")
+    for page in (creator, stranger):
+        page.locator(".notice.turn").wait_for()
+    watcher = open_page("/")
+    watcher.locator(f'.live-games tr[data-game="{game}"] a.watch').click()
+    watcher.wait_for_url(f"**/g/{game}")
+    watcher.get_by_text("You are watching.").wait_for()
+    creator.locator('.spectators[data-n="1"]').wait_for()
+
+
+def test_a_player_may_claim_the_game_when_the_opponent_is_gone(new_game):
+    creator, friend, _ = new_game("english", colour="white", clock="5+3")
+    black, white = friend, creator  # Black moves first in English
+    black.play(["9", "13"], 1)
+    white.play(["24", "19"], 2)
+    black.page.close()  # the server lets a claim wait 3 s in these tests
+    white.page.locator("button.claim-victory").click(timeout=15_000)
+    white.banner().wait_for()
+    assert white.banner().get_attribute("data-reason") == "abandoned"
+    assert "You win" in white.banner().inner_text()
+
+
+def test_the_pdn_can_be_downloaded(new_game):
+    creator, friend, _ = new_game("english", colour="white")
+    friend.play(["9", "13"], 1)
+    with creator.page.expect_download() as download:
+        creator.page.locator("button.pdn").click()
+    text = download.value.path().read_text()
+    assert '[GameType "21' in text
+    assert "9-13" in text
+
+
+def test_an_unknown_game_says_so(open_page):
+    page = open_page("/g/doesnotexist")
+    page.locator(".not-found").wait_for()

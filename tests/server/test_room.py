@@ -1,0 +1,490 @@
+"""The room without sockets: every command and every refusal, with time injected."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from engine import Game, get_rules
+from protocol import messages as m
+from protocol.messages import ErrorCode
+from server import room
+from server.commands import (
+    Abort,
+    AcceptDraw,
+    AcceptRematch,
+    Chat,
+    Claim,
+    Connect,
+    DeclineDraw,
+    DeclineRematch,
+    Disconnect,
+    Fresh,
+    Join,
+    OfferDraw,
+    OfferRematch,
+    PlayMove,
+    Resign,
+    Tick,
+)
+from server.record import GameRecord
+
+WHITE, BLACK, INVITE = "w" * 22, "b" * 22, "i" * 22
+T0 = 1_000_000
+
+
+def make(
+    variant: str = "english",
+    clock: tuple[int, int] | None = (60_000, 2_000),
+    fen: str | None = None,
+    opponent: str = "friend",
+    joined: bool = True,
+    connected: bool = True,
+) -> GameRecord:
+    record = room.new_game(
+        game_id="g1",
+        variant=variant,
+        now=T0,
+        creator="white",
+        creator_token=WHITE,
+        creator_name="Ada",
+        invite=INVITE if opponent == "friend" else None,
+        opponent=opponent,  # type: ignore[arg-type]
+        initial_ms=clock[0] if clock else None,
+        increment_ms=clock[1] if clock else 0,
+        start_fen=fen,
+        claim_after_ms=30_000,
+    )
+    if joined:
+        record = ok(record, Join(token=BLACK, invite=INVITE, name="Bo"))
+    if connected:
+        for side in ("white", "black"):
+            if record.seat(side) is not None:
+                record = ok(record, Connect(side))
+    return record
+
+
+def run(record: GameRecord, command, now: int = T0) -> room.Outcome:
+    before = copy.deepcopy(record)
+    outcome = room.handle(record, command, now)
+    assert record == before, "the room must never modify the record it is given"
+    versions = [e.v for e in outcome.events]
+    assert versions == list(range(record.version + 1, record.version + 1 + len(versions)))
+    assert outcome.record.version == record.version + len(versions)
+    return outcome
+
+
+def ok(record: GameRecord, command, now: int = T0) -> GameRecord:
+    outcome = run(record, command, now)
+    assert outcome.refusal is None, outcome.refusal
+    return outcome.record
+
+
+def refused(record: GameRecord, command, code: ErrorCode, now: int = T0) -> room.Refusal:
+    outcome = run(record, command, now)
+    assert outcome.refusal is not None and outcome.refusal.code == code, outcome.refusal
+    assert outcome.events == [] and outcome.record == record
+    return outcome.refusal
+
+
+def tags(outcome: room.Outcome) -> list[str]:
+    return [e.message.t for e in outcome.events]
+
+
+def to_move(record: GameRecord) -> str:
+    return record.side_to_move
+
+
+def first_legal(record: GameRecord) -> list[str]:
+    game = Game.replay(get_rules(record.variant), record.start_fen, record.moves)
+    return game.legal_moves()[0].to_dict()["path"]
+
+
+def play(record: GameRecord, path: list[str] | None = None, now: int = T0, **kw) -> GameRecord:
+    path = path or first_legal(record)
+    return ok(record, PlayMove(to_move(record), tuple(path), **kw), now)
+
+
+# --- seats ----------------------------------------------------------------------------
+
+
+def test_a_new_game_waits_with_only_the_creator_seated():
+    record = make(joined=False, connected=False)
+    assert record.status == "waiting"
+    assert record.seat("white").token == WHITE and record.seat("black") is None
+
+
+def test_the_friend_with_the_invite_takes_the_free_seat_and_the_game_starts():
+    record = make(joined=False, connected=False)
+    outcome = run(record, Join(token=BLACK, invite=INVITE, name="Bo"))
+    assert tags(outcome) == ["joined"]
+    assert outcome.record.status == "playing"
+    assert outcome.record.seat("black").name == "Bo"
+
+
+def test_a_wrong_invite_is_refused():
+    refused(make(joined=False), Join(token=BLACK, invite="guess"), ErrorCode.SEAT_BAD_INVITE)
+
+
+def test_an_open_game_needs_no_invite():
+    record = make(opponent="open", joined=False, connected=False)
+    assert ok(record, Join(token=BLACK)).status == "playing"
+
+
+def test_a_third_visitor_finds_both_seats_taken():
+    refused(make(), Join(token="x" * 22, invite=INVITE), ErrorCode.SEAT_TAKEN)
+
+
+def test_seat_of_knows_each_token_and_nobody_else():
+    record = make()
+    assert room.seat_of(record, WHITE) == "white"
+    assert room.seat_of(record, BLACK) == "black"
+    assert room.seat_of(record, "w" * 21) is None
+    assert room.seat_of(record, None) is None
+    assert room.seat_of(record, "") is None
+
+
+# --- moves ----------------------------------------------------------------------------
+
+
+def test_english_starts_with_black_and_a_legal_move_by_path_is_played():
+    record = make()
+    assert to_move(record) == "black"
+    outcome = run(record, PlayMove("black", ("11", "15"), ack=1))
+    assert tags(outcome) == ["moved"]
+    moved = outcome.events[0].message
+    assert isinstance(moved, m.Moved)
+    assert (moved.notation, moved.path, moved.captured, moved.by) == (
+        "11-15",
+        ["11", "15"],
+        [],
+        "black",
+    )
+    assert moved.side_to_move == "white" and moved.legal and moved.fen.startswith("W:")
+    assert outcome.record.moves == ["11-15"] and outcome.acked
+
+
+def test_a_move_may_be_given_as_notation():
+    assert ok(make(), PlayMove("black", notation="11-15")).moves == ["11-15"]
+
+
+def test_a_move_out_of_turn_is_refused_and_nothing_changes():
+    refused(make(), PlayMove("white", ("22", "18")), ErrorCode.MOVE_NOT_YOUR_TURN)
+
+
+def test_an_illegal_move_is_refused_with_the_engines_reason_in_words():
+    refusal = refused(make(), PlayMove("black", ("11", "18")), ErrorCode.MOVE_ILLEGAL)
+    assert "11" in refusal.sentence and len(refusal.sentence) > 15
+
+
+def test_a_path_through_a_square_that_does_not_exist_is_invalid():
+    refused(make(), PlayMove("black", ("11", "99")), ErrorCode.MOVE_INVALID)
+    refused(make(), PlayMove("black", ("11",)), ErrorCode.MOVE_INVALID)
+    refused(make(), PlayMove("black", notation="hello"), ErrorCode.MOVE_INVALID)
+    refused(make(), PlayMove("black"), ErrorCode.MOVE_INVALID)
+
+
+def test_a_spectator_can_never_move_offer_resign_abort_or_claim():
+    record = make()
+    for command in (
+        PlayMove(None, ("11", "15")),
+        OfferDraw(None),
+        AcceptDraw(None),
+        Resign(None),
+        Abort(None),
+        Claim(None),
+        OfferRematch(None),
+    ):
+        refused(record, command, ErrorCode.SEAT_SPECTATOR)
+
+
+def test_nobody_moves_before_the_opponent_has_joined():
+    refused(
+        make(joined=False, connected=False),
+        PlayMove("white", ("22", "18")),
+        ErrorCode.MOVE_NO_OPPONENT,
+    )
+
+
+def test_a_move_made_against_an_older_position_is_stale_and_asks_for_a_resync():
+    record = play(make())
+    refusal = refused(
+        record, PlayMove("white", ("22", "18"), v=record.position_version - 1), ErrorCode.MOVE_STALE
+    )
+    assert refusal.resync
+
+
+def test_events_other_than_moves_do_not_make_a_move_stale():
+    record = ok(make(), Chat("white", "hi"))
+    assert ok(record, PlayMove("black", ("11", "15"), v=record.version - 1)).moves == ["11-15"]
+
+
+def test_a_move_resent_with_the_same_ack_is_applied_once_and_acked_again():
+    record = ok(make(), PlayMove("black", ("11", "15"), ack=7))
+    again = run(record, PlayMove("black", ("11", "15"), ack=7))
+    assert again.acked and again.events == [] and again.record == record
+
+
+def test_a_capture_lists_the_captured_squares():
+    record = make(fen="B:W18:B14", clock=None)
+    moved = run(record, PlayMove("black", ("14", "23"))).events[0].message
+    assert moved.captured == ["18"] and moved.notation == "14x23"
+
+
+def test_capturing_the_last_piece_wins_the_game():
+    outcome = run(make(fen="B:W18:B14", clock=None), PlayMove("black", ("14", "23")))
+    assert tags(outcome) == ["moved", "over"]
+    over = outcome.events[-1].message
+    assert (over.result, over.reason) == ("black", "no_pieces")
+    assert outcome.record.status == "finished"
+
+
+def test_a_move_after_the_game_ended_is_refused():
+    record = ok(make(fen="B:W18:B14", clock=None), PlayMove("black", ("14", "23")))
+    refused(record, PlayMove("white", ("23", "19")), ErrorCode.GAME_OVER)
+
+
+def test_threefold_repetition_is_declared_with_its_reason():
+    record = make(fen="B:WK29,K32:BK1,K4", clock=None)
+    shuffle = [("1", "5"), ("29", "25"), ("5", "1"), ("25", "29")] * 2
+    outcome = None
+    for path in shuffle:
+        outcome = run(record, PlayMove(to_move(record), path))
+        record = outcome.record
+        if record.over:
+            break
+    assert record.result == "draw" and record.reason == "threefold"
+    assert tags(outcome)[-1] == "over"
+
+
+# --- clocks ---------------------------------------------------------------------------
+
+
+def test_no_clock_runs_before_each_side_has_made_its_first_move():
+    record = make()
+    assert record.running_clock() is None and room.deadline(record) is None
+    record = play(record, now=T0 + 50_000)  # black's first move: untimed
+    assert record.remaining_ms == {"white": 60_000, "black": 60_000}
+    assert record.running_clock() is None
+    record = play(record, now=T0 + 90_000)  # white's first move: untimed
+    assert record.running_clock() == "black"
+    assert room.deadline(record) == T0 + 90_000 + 60_000
+
+
+def test_a_timed_move_spends_the_thinking_time_and_earns_the_increment():
+    record = play(play(make()))
+    record = play(record, now=T0 + 10_000)
+    assert record.remaining_ms["black"] == 60_000 - 10_000 + 2_000
+    assert record.clocks(T0 + 10_000) == {"white": 60_000, "black": 52_000, "running": "white"}
+
+
+def test_the_flag_falls_on_a_tick_with_nobody_connected():
+    record = play(play(make()))
+    for side in ("white", "black"):
+        record = ok(record, Disconnect(side))
+    assert "over" not in tags(run(record, Tick(), now=T0 + 59_999))
+    outcome = run(record, Tick(), now=T0 + 60_000)
+    over = outcome.events[-1].message
+    assert (over.t, over.result, over.reason) == ("over", "white", "timeout")
+    assert over.clocks == {"white": 60_000, "black": 0, "running": None}
+    assert room.deadline(outcome.record) is None
+
+
+def test_a_move_that_arrives_after_the_flag_does_not_count():
+    record = play(play(make()))
+    outcome = run(record, PlayMove("black", tuple(first_legal(record))), now=T0 + 61_000)
+    assert outcome.refusal.code == ErrorCode.GAME_OVER
+    assert tags(outcome) == ["over"]
+    assert outcome.record.reason == "timeout" and len(outcome.record.moves) == 2
+
+
+def test_an_untimed_game_never_flags():
+    record = play(play(make(clock=None)))
+    assert room.deadline(record) is None
+    assert run(record, Tick(), now=T0 + 10**9).events == []
+
+
+# --- draws, resignation, abort --------------------------------------------------------
+
+
+def test_a_draw_offer_is_broadcast_and_its_acceptance_ends_the_game():
+    record = ok(make(), OfferDraw("white"))
+    assert record.draw_offer == "white"
+    outcome = run(record, AcceptDraw("black"))
+    assert outcome.events[-1].message.reason == "agreement"
+    assert outcome.record.result == "draw"
+
+
+def test_a_declined_offer_is_broadcast_and_cannot_be_repeated_before_a_move():
+    record = ok(make(), OfferDraw("white"))
+    outcome = run(record, DeclineDraw("black"))
+    assert tags(outcome) == ["draw_declined"] and outcome.record.draw_offer is None
+    refused(outcome.record, OfferDraw("white"), ErrorCode.DRAW_TOO_SOON)
+    record = play(outcome.record)
+    assert ok(record, OfferDraw("white")).draw_offer == "white"
+
+
+def test_an_offer_lapses_when_the_other_side_moves_instead_of_answering():
+    record = ok(make(), OfferDraw("white"))
+    outcome = run(record, PlayMove("black", ("11", "15")))
+    assert tags(outcome) == ["draw_lapsed", "moved"]
+    assert outcome.record.draw_offer is None
+
+
+def test_an_offer_stands_when_the_offerer_moves():
+    record = ok(make(), OfferDraw("black"))
+    assert play(record).draw_offer == "black"
+
+
+def test_two_crossing_offers_make_a_draw():
+    record = ok(make(), OfferDraw("white"))
+    assert ok(record, OfferDraw("black")).reason == "agreement"
+
+
+def test_offers_that_do_not_exist_cannot_be_answered_or_repeated():
+    refused(make(), AcceptDraw("black"), ErrorCode.DRAW_NO_OFFER)
+    refused(make(), DeclineDraw("black"), ErrorCode.DRAW_NO_OFFER)
+    refused(ok(make(), OfferDraw("white")), OfferDraw("white"), ErrorCode.DRAW_ALREADY_OFFERED)
+    refused(ok(make(), OfferDraw("white")), AcceptDraw("white"), ErrorCode.DRAW_NO_OFFER)
+
+
+def test_resigning_gives_the_game_to_the_opponent():
+    outcome = run(make(), Resign("black"))
+    assert (outcome.record.result, outcome.record.reason) == ("white", "resign")
+    refused(outcome.record, Resign("white"), ErrorCode.GAME_OVER)
+
+
+def test_a_game_may_be_aborted_until_both_sides_have_moved():
+    record = play(make())
+    outcome = run(record, Abort("white"))
+    assert outcome.record.status == "aborted" and outcome.record.result is None
+    assert outcome.events[-1].message.reason == "aborted"
+    refused(play(record), Abort("white"), ErrorCode.ABORT_TOO_LATE)
+
+
+def test_the_creator_may_abort_a_game_nobody_joined():
+    assert ok(make(joined=False), Abort("white")).status == "aborted"
+    refused(make(joined=False), Resign("white"), ErrorCode.MOVE_NO_OPPONENT)
+
+
+# --- presence and claims --------------------------------------------------------------
+
+
+def test_presence_is_announced_on_the_first_socket_and_after_the_last():
+    record = make(connected=False)
+    outcome = run(record, Connect("white"))
+    assert [(e.message.t, e.message.present) for e in outcome.events] == [("presence", True)]
+    record = ok(outcome.record, Connect("white"))  # a second tab
+    assert run(record, Disconnect("white")).events == []
+    record = ok(record, Disconnect("white"))
+    assert run(record, Disconnect("white"), now=T0 + 1).events[0].message.present is False
+
+
+def test_the_opponent_may_claim_once_the_absent_player_has_been_gone_long_enough():
+    record = ok(make(), Disconnect("black"), now=T0)
+    refusal = refused(record, Claim("white"), ErrorCode.CLAIM_TOO_EARLY, now=T0 + 10_000)
+    assert "20 seconds" in refusal.sentence
+    assert room.deadline(record) == T0 + 30_000
+    ticked = run(record, Tick(), now=T0 + 30_000)
+    assert [e.message.t for e in ticked.events] == ["claimable"]
+    assert ticked.events[0].message.by == "white"
+    outcome = run(ticked.record, Claim("white"), now=T0 + 31_000)
+    assert (outcome.record.result, outcome.record.reason) == ("white", "abandoned")
+
+
+def test_a_claim_may_ask_for_a_draw_instead():
+    record = ok(make(), Disconnect("black"))
+    assert ok(record, Claim("white", draw=True), now=T0 + 30_000).result == "draw"
+
+
+def test_a_claim_is_refused_while_the_opponent_is_connected_or_without_a_clock():
+    refused(make(), Claim("white"), ErrorCode.CLAIM_OPPONENT_PRESENT, now=T0 + 10**6)
+    record = ok(make(clock=None), Disconnect("black"))
+    refused(record, Claim("white"), ErrorCode.CLAIM_NO_CLOCK, now=T0 + 10**6)
+
+
+def test_coming_back_closes_the_claim():
+    record = ok(make(), Disconnect("black"))
+    record = ok(record, Connect("black"), now=T0 + 40_000)
+    refused(record, Claim("white"), ErrorCode.CLAIM_OPPONENT_PRESENT, now=T0 + 41_000)
+
+
+# --- rematch --------------------------------------------------------------------------
+
+FRESH = Fresh(game_id="g2", white_token="W2" * 11, black_token="B2" * 11)
+
+
+def test_a_rematch_swaps_colours_and_gives_both_players_new_seats():
+    record = ok(make(), Resign("black"))
+    record = ok(record, OfferRematch("white", FRESH))
+    outcome = run(record, AcceptRematch("black", FRESH))
+    assert tags(outcome) == ["rematch"] and outcome.events[0].message.game == "g2"
+    spawn = outcome.spawn
+    assert spawn.id == "g2" and spawn.status == "playing"
+    assert (spawn.seat("white").name, spawn.seat("black").name) == ("Bo", "Ada")
+    assert (spawn.seat("white").token, spawn.seat("black").token) == (
+        FRESH.white_token,
+        FRESH.black_token,
+    )
+    assert spawn.remaining_ms == {"white": 60_000, "black": 60_000}
+    refused(outcome.record, OfferRematch("white", FRESH), ErrorCode.REMATCH_DONE)
+
+
+def test_a_rematch_needs_a_finished_game_and_an_offer_to_accept():
+    refused(make(), OfferRematch("white", FRESH), ErrorCode.GAME_NOT_OVER)
+    over = ok(make(), Resign("black"))
+    refused(over, AcceptRematch("black", FRESH), ErrorCode.REMATCH_NO_OFFER)
+    offered = ok(over, OfferRematch("white", FRESH))
+    refused(offered, OfferRematch("white", FRESH), ErrorCode.REMATCH_ALREADY_OFFERED)
+    declined = run(offered, DeclineRematch("black"))
+    assert tags(declined) == ["rematch_declined"] and declined.record.rematch_offer is None
+
+
+def test_crossing_rematch_offers_start_the_rematch():
+    offered = ok(ok(make(), Resign("black")), OfferRematch("white", FRESH))
+    assert run(offered, OfferRematch("black", FRESH)).spawn is not None
+
+
+# --- chat -----------------------------------------------------------------------------
+
+
+def test_players_chat_reaches_players_only():
+    event = run(make(), Chat("white", "good luck")).events[0]
+    assert event.audience == "players" and event.message.channel == "players"
+    assert event.message.name == "Ada"
+    assert event.for_viewer(None) == m.Skip(v=event.v)
+    assert event.for_viewer("black") == event.message
+
+
+def test_spectators_chat_never_reaches_players_while_the_game_runs():
+    event = run(make(), Chat(None, "nice move", name="Cy")).events[0]
+    assert event.audience == "spectators" and event.message.by == "spectator"
+    assert event.for_viewer("white").t == "skip"
+    after = run(ok(make(), Resign("white")), Chat(None, "gg")).events[0]
+    assert after.audience == "all"
+
+
+def test_chat_is_plain_text_of_at_most_140_characters():
+    line = run(make(), Chat("white", "  hi\x00\x1b[31m\n there\u202e ")).events[0].message
+    assert line.text == "hi[31m there"
+    refused(make(), Chat("white", "x" * 141), ErrorCode.CHAT_TOO_LONG)
+    refused(make(), Chat("white", " \n\t"), ErrorCode.CHAT_EMPTY)
+    assert ok(make(), Chat("white", "x" * 140)).chat[-1]["text"] == "x" * 140
+
+
+# --- records --------------------------------------------------------------------------
+
+
+def test_a_record_survives_its_dict_form():
+    record = ok(play(make()), Chat("white", "hi"))
+    assert GameRecord.from_dict(record.to_dict()) == record
+
+
+@pytest.mark.parametrize(
+    "variant", ["english", "international", "brazilian", "russian", "spanish", "italian", "turkish"]
+)
+def test_every_rule_set_starts_and_plays_a_move(variant: str):
+    record = make(variant)
+    record = play(record)
+    assert len(record.moves) == 1 and record.version == record.position_version
