@@ -174,11 +174,9 @@ class GamePage {
   onJoined(msg) {
     this.patchPlayer(msg.side, { name: msg.name, present: true }, false);
     this.state.status = "playing";
-    // The joined event carries no legal moves: a seated player fetches a full state.
-    if (this.state.you) {
-      this.wantSnapshot = true;
-      this.conn.reconnectNow();
-    }
+    this.state.side_to_move = msg.side_to_move;
+    // The event lists the side to move's moves; only that seat may use them.
+    this.state.legal = this.state.you === msg.side_to_move ? msg.legal : [];
     sound.play("notify");
     this.render();
   }

@@ -37,7 +37,7 @@ export const SERVER_MESSAGES = {
   draw_lapsed: ["v", "by"],
   draw_offered: ["v", "by"],
   error: ["code", "message", "ack"],
-  joined: ["v", "side", "name"],
+  joined: ["v", "side", "name", "side_to_move", "legal"],
   lobby: ["open", "live"],
   moved: ["v", "ply", "by", "notation", "path", "captured", "fen", "side_to_move", "pieces", "legal", "clocks"],
   over: ["v", "result", "reason", "clocks"],
@@ -53,6 +53,7 @@ export const SERVER_MESSAGES = {
     "v", "game", "variant", "variant_name", "board", "you", "status", "players", "start_fen",
     "fen", "side_to_move", "pieces", "moves", "legal", "clock", "clocks", "result", "reason",
     "draw_offer", "rematch_offer", "rematch", "claimable", "spectators", "chat", "now", "proto",
+    "last",
   ],
 };
 

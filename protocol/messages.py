@@ -298,6 +298,8 @@ class State(Event):
     chat: list[dict[str, Any]] = field(default_factory=list)
     now: int = 0
     proto: int = PROTOCOL_VERSION
+    # The last move played, to highlight it: {"path": [label...], "captured": [label...]}.
+    last: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,11 +321,13 @@ class Moved(Event):
 
 @dataclass(frozen=True, slots=True)
 class Joined(Event):
-    """The second seat was taken; the game starts."""
+    """The second seat was taken; the game starts. ``legal``: the side to move's moves."""
 
     t: ClassVar[str] = "joined"
     side: Side = "white"
     name: str | None = None
+    side_to_move: Side = "white"
+    legal: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

@@ -293,7 +293,10 @@ def _join(rec: GameRecord, cmd: Join, now: int, out: Outcome) -> None:
     rec.seats[side] = SeatRecord(token=cmd.token, name=cmd.name, gone_since=now)
     rec.status = "playing"
     rec.invite = None
-    _emit(rec, out.events, m.Joined, side=side, name=cmd.name)
+    # The side to move learns its moves from this event; nobody needs a fresh state.
+    game = board.replay(rec.variant, rec.start_fen, rec.moves)
+    _emit(rec, out.events, m.Joined, side=side, name=cmd.name,
+          side_to_move=rec.side_to_move, legal=board.legal(game))
     out.acked = True
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import get_rules
+from engine import Game, get_rules
 from protocol import messages as m
 
 from . import board
@@ -71,7 +71,15 @@ def state_for(record: GameRecord, viewer: Side | None, spectators: int, now: int
         spectators=spectators,
         chat=chat,
         now=now,
+        last=_last_move(game),
     )
+
+
+def _last_move(game: Game) -> dict[str, Any] | None:
+    if not game.moves:
+        return None
+    last = game.moves[-1].to_dict()
+    return {"path": last["path"], "captured": last["captured"]}
 
 
 def public(record: GameRecord, spectators: int, now: int) -> dict[str, Any]:

@@ -1,0 +1,205 @@
+"""Static evaluation for the search, one ``Evaluator`` per rule set.
+
+Every weight is derived from ``Rules`` fields (king range, board geometry, which
+rows men start on, whether men take kings), never from a variant's name. Per-square
+terms are stored as bit-planes: a table of small non-negative weights ``w[sq]`` is
+split into masks ``plane_k = {sq : bit k of w[sq] is set}``, so the weighted count
+of a bitboard is ``sum(popcount(bits & plane_k) << k)`` — a handful of ``bit_count``
+calls instead of a loop over pieces.
+
+Scores are in hundredths of a man, from the side to move's point of view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .rules import Rules
+from .tables import tables_for
+
+if TYPE_CHECKING:
+    from .position import Position
+
+MAN = 100
+# Score of a won position (the side to move has no move or no piece), minus the
+# distance in plies; anything above WIN_BOUND is a forced win.
+WIN = 1_000_000
+WIN_BOUND = WIN - 10_000
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The tunable numbers of the evaluation for one rule set."""
+
+    king: int  # value of a king; a man is MAN
+    guard: int  # a man on its own back row while the opponent still has men to crown
+    advance_mid: int  # per row advanced, while many men are on the board
+    advance_end: int  # the last row before crowning, when few men are left (grows squared)
+    centre: int  # a man on the central files
+    king_centre: int  # a king near the centre (short kings) ...
+    king_diagonal: int  # ... or on the long diagonal (flying diagonal kings)
+    mobility: int  # per free step of a man
+    tempo: int  # having the move
+    trade_bonus: int  # per 1/32 of the material lead, scaled by how much has been traded
+
+
+def weights_for(rules: Rules) -> Weights:
+    """Weights from the rule set's fields: king range and geometry set the king's worth."""
+    board = rules.board
+    if not rules.flying_kings:
+        # A one-square king is worth a man and a half; more where men cannot take it.
+        king = 150 if rules.men_capture_kings else 170
+    elif board.all_squares:
+        king = 260  # a rook-like king on a full board of men that step sideways too
+    else:
+        # A flying diagonal king dominates a small board and is worth about three men on 10x10.
+        king = 250 + 25 * (board.cols - 8)
+    guard = 6 if 0 in rules.start_rows else 0
+    return Weights(
+        king=king,
+        guard=guard,
+        advance_mid=2,
+        advance_end=40 if board.rows <= 8 else 48,
+        centre=4,
+        king_centre=0 if rules.flying_kings else 6,
+        king_diagonal=10 if rules.flying_kings and not board.all_squares else 0,
+        mobility=1 if board.all_squares else 2,
+        tempo=3,
+        trade_bonus=8,
+    )
+
+
+def _planes(weights: dict[int, int]) -> tuple[tuple[int, int], ...]:
+    """(shift, mask) bit-planes of a per-square table of non-negative integer weights."""
+    top = max(weights.values(), default=0)
+    out = []
+    for k in range(top.bit_length()):
+        mask = 0
+        for sq, w in weights.items():
+            if w >> k & 1:
+                mask |= 1 << sq
+        if mask:
+            out.append((k, mask))
+    return tuple(out)
+
+
+class Evaluator:
+    """Evaluation for one rule set; masks and tables are built once and cached."""
+
+    def __init__(self, rules: Rules, weights: Weights | None = None) -> None:
+        self.rules = rules
+        self.weights = w = weights or weights_for(rules)
+        board = rules.board
+        t = tables_for(rules)
+        self.tables = t
+        rows, cols = board.rows, board.cols
+        self.king_value = w.king
+        self.flying = rules.flying_kings
+        # Men of one side at the start: the squares of its start rows.
+        n_men = rules.start_position().white.bit_count()
+        self.start_men = n_men
+        self.start_total = 2 * n_men
+
+        centre_lo, centre_hi = (cols - 1) / 2 - 1.5, (cols - 1) / 2 + 1.5
+        mid: list[dict[int, int]] = [{}, {}]
+        end: list[dict[int, int]] = [{}, {}]
+        kpst: list[dict[int, int]] = [{}, {}]
+        diagonal = board.long_diagonal
+        for sq, (col, row) in board.coords.items():
+            for side in (0, 1):
+                advance = rows - 1 - row if side == 0 else row
+                m = w.advance_mid * advance
+                if advance == 0:
+                    m += w.guard
+                if centre_lo <= col <= centre_hi and 1 <= advance <= rows - 2:
+                    m += w.centre
+                mid[side][sq] = m
+                end[side][sq] = w.advance_end * advance * advance // ((rows - 1) * (rows - 1))
+                dc = abs(col - (cols - 1) / 2)
+                dr = abs(row - (rows - 1) / 2)
+                k = int(w.king_centre * max(0.0, 1 - max(dc, dr) / (cols / 2)))
+                if diagonal >> sq & 1:
+                    k += w.king_diagonal
+                kpst[side][sq] = k
+        self.men_mid = (_planes(mid[0]), _planes(mid[1]))
+        self.men_end = (_planes(end[0]), _planes(end[1]))
+        self.king_pst = (_planes(kpst[0]), _planes(kpst[1]))
+        self.step_dirs = t.step_dirs
+        self.mask = board.mask
+
+    # --- scoring -------------------------------------------------------------------
+
+    def evaluate(self, white: int, black: int, kings: int, turn: int) -> int:
+        """Score of the position for the side to move (``turn`` 0 = White)."""
+        wm = white & ~kings
+        bm = black & ~kings
+        wk = white & kings
+        bk = black & kings
+        nwm, nbm = wm.bit_count(), bm.bit_count()
+        nwk, nbk = wk.bit_count(), bk.bit_count()
+        kv = self.king_value
+        w_mat = nwm * MAN + nwk * kv
+        b_mat = nbm * MAN + nbk * kv
+        if not black:
+            return WIN if turn == 0 else -WIN
+        if not white:
+            return -WIN if turn == 0 else WIN
+        score = w_mat - b_mat
+
+        # Men: blend of the middlegame and endgame tables by how many men are left.
+        men = nwm + nbm
+        if men:
+            pm_w, pm_b = self.men_mid
+            mid = 0
+            for k, mask in pm_w:
+                mid += (wm & mask).bit_count() << k
+            for k, mask in pm_b:
+                mid -= (bm & mask).bit_count() << k
+            pe_w, pe_b = self.men_end
+            end = 0
+            for k, mask in pe_w:
+                end += (wm & mask).bit_count() << k
+            for k, mask in pe_b:
+                end -= (bm & mask).bit_count() << k
+            phase = min(men, self.start_total)
+            score += (mid * phase + end * (self.start_total - phase)) // self.start_total
+
+            # Mobility: free steps of the men, set-wise.
+            empty = self.mask & ~(white | black)
+            mob = 0
+            for d in self.step_dirs[0]:
+                mob += (((wm << d) if d > 0 else (wm >> -d)) & empty).bit_count()
+            for d in self.step_dirs[1]:
+                mob -= (((bm << d) if d > 0 else (bm >> -d)) & empty).bit_count()
+            score += mob * self.weights.mobility
+
+        if wk or bk:
+            kp_w, kp_b = self.king_pst
+            for k, mask in kp_w:
+                score += (wk & mask).bit_count() << k
+            for k, mask in kp_b:
+                score -= (bk & mask).bit_count() << k
+
+        # Trading down when ahead: the lead counts more the fewer pieces remain.
+        lead = w_mat - b_mat
+        if lead:
+            total = nwm + nbm + nwk + nbk
+            score += lead * self.weights.trade_bonus * (self.start_total - total) // (
+                32 * self.start_total)
+            # A lone flying king holds a draw against a few pieces: damp the score.
+            if self.flying and ((lead > 0 and nbk == 1 and not nbm and nwm + nwk <= 3)
+                                or (lead < 0 and nwk == 1 and not nwm and nbm + nbk <= 3)):
+                score //= 4
+
+        score = score if turn == 0 else -score
+        return score + self.weights.tempo
+
+
+def evaluate(position: Position) -> int:
+    """Score of ``position`` for the side to move, in hundredths of a man.
+
+    A convenience that builds the evaluator each time; the search keeps its own.
+    """
+    return Evaluator(position.rules).evaluate(position.white, position.black, position.kings,
+                                              position.turn)

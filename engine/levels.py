@@ -1,0 +1,127 @@
+"""The computer's eight levels, and the calls the server makes to get a move.
+
+Level 1 looks one ply ahead and adds a lot of noise to its scores, so a beginner
+can win; each level looks further and blunders less; level 8 searches as deep as
+its think time allows. The server runs ``choose_move_fen`` or
+``choose_move_game`` in a process pool: both take and return plain strings and
+numbers, so they pickle, and neither touches module state.
+
+>>> from engine import Position, get_rules
+>>> rules = get_rules("english")
+>>> move = choose_move(Position.start(rules), level=1, seed=7)
+>>> move in Position.start(rules).legal_moves()
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .game import Game
+from .move import Move
+from .position import Position
+from .search import Searcher, SearchParams, SearchResult
+from .variants import get_rules
+
+
+@dataclass(frozen=True)
+class Level:
+    """One computer level: how deep it looks, how long it may think, how much it errs."""
+
+    number: int
+    max_depth: int  # plies of full-width search (captures are always played out beyond)
+    think_time: float  # seconds per move: the budget the server's bot clock plans with
+    noise: int  # root-score noise in hundredths of a man (0: plays its best move)
+    rating: int  # the level's fixed Glicko-2 rating, the same in every rule set
+    name: str
+
+    def params(self, seed: int | None = None, time_limit: float | None = None,
+               node_limit: int | None = None) -> SearchParams:
+        """Search parameters for one move; ``time_limit`` can only shorten the budget."""
+        budget = self.think_time if time_limit is None else min(self.think_time, time_limit)
+        return SearchParams(max_depth=self.max_depth, time_limit=max(0.01, budget),
+                            node_limit=node_limit, noise=self.noise, seed=seed)
+
+
+LEVELS: dict[int, Level] = {
+    lv.number: lv
+    for lv in (
+        Level(1, max_depth=1, think_time=0.2, noise=300, rating=700, name="Beginner"),
+        Level(2, max_depth=2, think_time=0.3, noise=150, rating=900, name="Novice"),
+        Level(3, max_depth=3, think_time=0.4, noise=80, rating=1100, name="Casual"),
+        Level(4, max_depth=4, think_time=0.5, noise=40, rating=1300, name="Club"),
+        Level(5, max_depth=5, think_time=0.5, noise=15, rating=1500, name="Strong club"),
+        Level(6, max_depth=6, think_time=0.5, noise=0, rating=1700, name="Expert"),
+        Level(7, max_depth=64, think_time=1.0, noise=0, rating=1850, name="Master"),
+        Level(8, max_depth=64, think_time=3.0, noise=0, rating=2000, name="Grandmaster"),
+    )
+}
+MIN_LEVEL, MAX_LEVEL = min(LEVELS), max(LEVELS)
+
+
+def get_level(level: int) -> Level:
+    """The level with this number; ``ValueError`` names the range."""
+    try:
+        return LEVELS[int(level)]
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(f"level {level!r} does not exist: choose {MIN_LEVEL} to "
+                         f"{MAX_LEVEL}") from None
+
+
+def think_time(level: int) -> float:
+    """Seconds the level may think per move (its search stops by then, or sooner)."""
+    return get_level(level).think_time
+
+
+def search_move(position: Position, level: int, seed: int | None = None,
+                time_limit: float | None = None, node_limit: int | None = None,
+                history: Iterable[tuple[int, int, int, int]] = ()) -> SearchResult:
+    """The level's full search result (move, score, depth, nodes) for ``position``."""
+    params = get_level(level).params(seed, time_limit, node_limit)
+    return Searcher(position.rules, params).search(position, history)
+
+
+def choose_move(position: Position, level: int, seed: int | None = None,
+                time_limit: float | None = None,
+                history: Iterable[tuple[int, int, int, int]] = ()) -> Move:
+    """The move the computer at ``level`` plays; ``ValueError`` if there is none."""
+    result = search_move(position, level, seed, time_limit, None, history)
+    if result.move is None:
+        raise ValueError(f"{position.side_to_move} has no legal move in {position.fen()!r}")
+    return result.move
+
+
+def choose_move_fen(variant: str, fen: str, level: int, seed: int | None = None,
+                    time_limit: float | None = None) -> str:
+    """Process-pool entry point: the chosen move's full path in the rule set's notation
+    (``"11x18x25"``, ``"c3-d4"``), which ``Position.parse_move`` reads back exactly."""
+    rules = get_rules(variant)
+    return str(choose_move(Position.from_fen(rules, fen), level, seed, time_limit))
+
+
+def choose_move_game(variant: str, start_fen: str | None, moves: list[str], level: int,
+                     seed: int | None = None, time_limit: float | None = None) -> str:
+    """Like ``choose_move_fen`` for a game in progress: replays ``moves`` from
+    ``start_fen`` (None: the start position) so the search knows which positions
+    already occurred and treats a return to them as the draw it may become."""
+    rules = get_rules(variant)
+    game = Game.replay(rules, start_fen, moves)
+    if game.is_over:
+        raise ValueError(f"the game is over ({game.reason}); no move to choose")
+    return str(choose_move(game.position, level, seed, time_limit, game_history(game)))
+
+
+def game_history(game: Game) -> list[tuple[int, int, int, int]]:
+    """Keys of the game's positions since the last capture or man move (the only ones
+    that can recur), the current one excluded."""
+    keys: list[tuple[int, int, int, int]] = []
+    pos = game.start_position
+    for m in game.moves:
+        if m.captured or not (pos.kings >> m.start) & 1:
+            keys.clear()  # irreversible: no position before it can come back
+        else:
+            keys.append(pos.key())
+        pos = pos.play(m)
+    return keys
+

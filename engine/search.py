@@ -1,0 +1,457 @@
+"""Alpha-beta search for every rule set: the computer opponent's thinking.
+
+Iterative deepening over a negamax principal-variation search, with a
+transposition table, killer and history move ordering, a one-reply extension,
+and a capture quiescence: captures are compulsory, so a position is "quiet"
+only when the side to move has no capture, and only quiet positions are scored
+statically. Everything lives in a ``Searcher`` (tables, counters, the random
+generator seeded from ``SearchParams.seed``): no module state, safe to run in
+several processes or threads at once.
+
+The search works on bare bitboards ``(own, opp, kings, turn)`` and the move
+generator's functions, not on ``Position`` objects: making a move is four
+integer operations.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .evaluation import WIN, WIN_BOUND, Evaluator
+from .move import Move
+from .movegen import capture_moves, has_capture, legal_moves
+from .position import Position
+from .rules import Rules
+from .tables import tables_for
+
+INF = WIN + 1
+MAX_PLY = 120
+
+# Transposition-table bounds.
+EXACT, LOWER, UPPER = 0, 1, 2
+
+
+# A table entry: (depth, score, bound, best move as (start, end, captured mask)).
+_Entry = tuple[int, int, int, tuple[int, int, int]]
+
+
+class _Stop(Exception):
+    """The time or node budget ran out; unwinds the search to the root."""
+
+
+@dataclass(frozen=True)
+class SearchParams:
+    """How hard and how long to think.
+
+    ``max_depth`` in plies; ``time_limit`` in seconds and ``node_limit`` in nodes
+    (either may be None: unlimited). ``noise`` adds a random amount in
+    ``[-noise, noise]`` (hundredths of a man) to every root move's score, so weak
+    levels blunder like people do. ``seed`` makes noise and tie-breaks
+    reproducible; with a node limit (not a time limit) the whole search is.
+    """
+
+    max_depth: int = 64
+    time_limit: float | None = None
+    node_limit: int | None = None
+    noise: int = 0
+    seed: int | None = None
+    tt_size: int = 1 << 17  # entries (about 0.4 kB each); a full table takes no more
+    reductions: bool = True  # late-move reductions for quiet moves
+
+
+@dataclass
+class SearchResult:
+    move: Move | None  # None only when the side to move has no legal move
+    score: int  # for the side to move, hundredths of a man (WIN - plies when winning)
+    depth: int  # the last depth completed
+    nodes: int
+    seconds: float
+    pv: list[Move] = field(default_factory=list)
+
+    @property
+    def nodes_per_second(self) -> float:
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+
+class Searcher:
+    """One search engine for one rule set. Reuse it across the moves of a game to keep
+    its transposition table; create one per process for concurrent searches."""
+
+    def __init__(self, rules: Rules, params: SearchParams | None = None,
+                 evaluator: Evaluator | None = None) -> None:
+        self.rules = rules
+        self.params = params or SearchParams()
+        self.evaluator = evaluator or Evaluator(rules)
+        self.t = tables_for(rules)
+        self.rng = random.Random(self.params.seed)
+        size = max(rules.board.squares) + 1
+        self._size = size
+        self.tt: dict[tuple[int, int, int, int], _Entry] = {}
+        self.history = [0] * (size * size)
+        self.killers = [[-1, -1] for _ in range(MAX_PLY + 2)]
+        self.nodes = 0
+        self._deadline = 0.0
+        self._node_limit = 0
+        self._path: set[tuple[int, int, int, int]] = set()
+        self._improved: tuple[Move, int] | None = None
+        self._step_dirs = self.t.step_dirs
+        self._king_dirs = self.t.king_dirs
+        self._mask = self.t.mask
+
+    # --- public --------------------------------------------------------------------
+
+    def search(self, position: Position, history: Iterable[tuple[int, int, int, int]] = (),
+               params: SearchParams | None = None) -> SearchResult:
+        """The best move found within the budget.
+
+        ``history``: ``Position.key()`` of earlier positions of the game (since the
+        last capture or man move is enough); reaching one of them again counts as a
+        draw, so the engine neither walks into nor misses a repetition.
+        """
+        p = params or self.params
+        if p is not self.params and p.seed is not None:
+            self.rng = random.Random(p.seed)
+        start = time.perf_counter()
+        self.nodes = 0
+        self._deadline = start + p.time_limit if p.time_limit is not None else float("inf")
+        self._node_limit = p.node_limit or (1 << 62)
+        if len(self.tt) >= p.tt_size:
+            self.tt.clear()
+        # Age the history so an old game's statistics fade.
+        self.history = [h >> 2 for h in self.history]
+        for k in self.killers:
+            k[0] = k[1] = -1
+
+        turn = position.turn
+        own, opp = (position.white, position.black) if turn == 0 else (position.black,
+                                                                       position.white)
+        kings = position.kings
+        self._path = {(w, b, k, tn) if tn == 0 else (b, w, k, tn) for w, b, k, tn in history}
+        root_key = (own, opp, kings, turn)
+        self._path.discard(root_key)
+
+        moves = list(legal_moves(self.t, own, opp, kings, turn))
+        if not moves:
+            return SearchResult(None, -WIN, 0, 1, time.perf_counter() - start)
+        if len(moves) == 1:
+            # A forced move: nothing to think about.
+            score = self._static(own, opp, kings, turn)
+            return SearchResult(moves[0], score, 0, 1, time.perf_counter() - start, [moves[0]])
+
+        self.rng.shuffle(moves)  # the seed decides between equal moves
+        noise = [self.rng.randint(-p.noise, p.noise) for _ in moves] if p.noise else None
+
+        best_move, best_score, done_depth = moves[0], -INF, 0
+        self._path.add(root_key)
+        try:
+            for depth in range(1, max(1, p.max_depth) + 1):
+                try:
+                    self._improved = None
+                    if noise is not None:
+                        score, order = self._root_exact(own, opp, kings, turn, moves, depth,
+                                                         noise)
+                    else:
+                        score, order = self._root(own, opp, kings, turn, moves, depth, p)
+                except _Stop:
+                    # A move that beat the previous best in the unfinished iteration,
+                    # searched in full, is better information than the last iteration.
+                    if self._improved is not None:
+                        best_move, best_score = self._improved
+                    break
+                moves = order
+                best_move, best_score, done_depth = moves[0], score, depth
+                if abs(score) > WIN_BOUND:
+                    break  # a forced win or loss found: deeper search changes nothing
+                elapsed = time.perf_counter() - start
+                # The next iteration costs a few times this one: do not start what
+                # cannot finish.
+                if p.time_limit is not None and elapsed > 0.4 * p.time_limit:
+                    break
+        finally:
+            self._path.discard(root_key)
+        seconds = time.perf_counter() - start
+        return SearchResult(best_move, best_score, done_depth, self.nodes, seconds,
+                            self._pv(position, best_move))
+
+    # --- root ----------------------------------------------------------------------
+
+    def _root(self, own, opp, kings, turn, moves, depth, p) -> tuple[int, list[Move]]:
+        """One iteration at the root; returns the score and the moves best first."""
+        alpha, beta = -INF, INF
+        scored: list[tuple[int, int]] = []
+        best_i = 0
+        self._improved = None
+        for i, m in enumerate(moves):
+            c_own, c_opp, c_kings = self._make(own, opp, kings, m)
+            if i == 0:
+                score = -self._negamax(c_own, c_opp, c_kings, turn ^ 1, depth - 1, -beta,
+                                       -alpha, 1)
+            else:
+                score = -self._negamax(c_own, c_opp, c_kings, turn ^ 1, depth - 1, -alpha - 1,
+                                       -alpha, 1)
+                if score > alpha:
+                    score = -self._negamax(c_own, c_opp, c_kings, turn ^ 1, depth - 1, -beta,
+                                           -alpha, 1)
+            scored.append((score if score > alpha or i == 0 else alpha - 1, i))
+            if score > alpha:
+                alpha, best_i = score, i
+                if i:
+                    self._improved = (m, score)
+        scored.sort(key=lambda s: -s[0])
+        order = [moves[best_i]] + [moves[i] for _, i in scored if i != best_i]
+        self._store(own, opp, kings, turn, depth, alpha, EXACT, order[0])
+        return alpha, order
+
+    def _root_exact(self, own, opp, kings, turn, moves, depth, noise) -> tuple[int, list[Move]]:
+        """Every root move scored exactly, plus its noise: the weak levels' root."""
+        scored = []
+        for i, m in enumerate(moves):
+            c_own, c_opp, c_kings = self._make(own, opp, kings, m)
+            score = -self._negamax(c_own, c_opp, c_kings, turn ^ 1, depth - 1, -INF, INF, 1)
+            # Noise never hides a forced win or loss the search has seen.
+            if abs(score) < WIN_BOUND:
+                score += noise[i]
+            scored.append((score, i))
+        scored.sort(key=lambda s: -s[0])
+        return scored[0][0], [moves[i] for _, i in scored]
+
+    # --- tree ----------------------------------------------------------------------
+
+    def _make(self, own, opp, kings, m: Move) -> tuple[int, int, int]:
+        """Bitboards after ``m``, from the opponent's side: (own, opp, kings)."""
+        path = m.path
+        fb = 1 << path[0]
+        tb = 1 << path[-1]
+        cap = m.capmask
+        k = kings & ~cap
+        if k & fb:
+            k = (k & ~fb) | tb
+        elif m.promotes:
+            k |= tb
+        return opp & ~cap, (own & ~fb) | tb, k
+
+    def _static(self, own, opp, kings, turn) -> int:
+        if turn == 0:
+            return self.evaluator.evaluate(own, opp, kings, 0)
+        return self.evaluator.evaluate(opp, own, kings, 1)
+
+    def _can_step(self, own, opp, kings, turn) -> bool:
+        """Whether the side to move has a quiet move (it has no capture here)."""
+        empty = self._mask & ~(own | opp)
+        men = own & ~kings
+        for d in self._step_dirs[turn]:
+            if ((men << d) if d > 0 else (men >> -d)) & empty:
+                return True
+        own_kings = own & kings
+        if own_kings:
+            for d in self._king_dirs:
+                if ((own_kings << d) if d > 0 else (own_kings >> -d)) & empty:
+                    return True
+        return False
+
+    def _quiesce(self, own, opp, kings, turn, alpha, beta, ply) -> int:
+        """Play out forced captures; score the first quiet position."""
+        self.nodes += 1
+        if not self.nodes & 511:
+            self._check_budget()
+        t = self.t
+        if not has_capture(t, own, opp, kings, turn):
+            if not own:
+                return -WIN + ply
+            if not self._can_step(own, opp, kings, turn):
+                return -WIN + ply  # blocked: no legal move loses
+            if turn == 0:
+                return self.evaluator.evaluate(own, opp, kings, 0)
+            return self.evaluator.evaluate(opp, own, kings, 1)
+        if ply >= MAX_PLY:
+            return self._static(own, opp, kings, turn)
+        moves = capture_moves(t, own, opp, kings, turn)
+        if len(moves) > 1:
+            # Most pieces first, then crowning moves.
+            moves.sort(key=lambda m: -(len(m.captured) * 2 + m.promotes))
+        best = -INF
+        for m in moves:
+            path = m.path
+            fb = 1 << path[0]
+            tb = 1 << path[-1]
+            cap = m.capmask
+            k = kings & ~cap
+            if k & fb:
+                k = (k & ~fb) | tb
+            elif m.promotes:
+                k |= tb
+            score = -self._quiesce(opp & ~cap, (own & ~fb) | tb, k, turn ^ 1, -beta, -alpha,
+                                   ply + 1)
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    if score >= beta:
+                        break
+        return best
+
+    def _negamax(self, own, opp, kings, turn, depth, alpha, beta, ply) -> int:
+        if depth <= 0:
+            return self._quiesce(own, opp, kings, turn, alpha, beta, ply)
+        self.nodes += 1
+        if not self.nodes & 511:
+            self._check_budget()
+        key = (own, opp, kings, turn)
+        if key in self._path:
+            return 0  # a repetition: a draw
+        if ply >= MAX_PLY:
+            return self._static(own, opp, kings, turn)
+
+        tt_best = None
+        entry = self.tt.get(key)
+        if entry is not None:
+            e_depth, e_score, e_flag, e_best = entry
+            tt_best = e_best
+            if e_depth >= depth:
+                if e_score > WIN_BOUND:
+                    e_score -= ply
+                elif e_score < -WIN_BOUND:
+                    e_score += ply
+                if e_flag == EXACT:
+                    if beta - alpha == 1:  # no cut at PV nodes keeps the PV whole
+                        return e_score
+                elif e_flag == LOWER:
+                    if e_score >= beta:
+                        return e_score
+                elif e_score <= alpha:
+                    return e_score
+
+        t = self.t
+        moves = legal_moves(t, own, opp, kings, turn)
+        n = len(moves)
+        if not n:
+            return -WIN + ply  # no piece or no move: the side to move has lost
+
+        size = self._size
+        capture = bool(moves[0].capmask)
+        if n > 1:
+            killers = self.killers[ply]
+            history = self.history
+            keys = []
+            for m in moves:
+                path = m.path
+                if capture:
+                    s = len(m.captured) * 1000 + m.promotes * 500
+                else:
+                    q = path[0] * size + path[-1]
+                    if m.promotes:
+                        s = 1 << 40
+                    elif q == killers[0]:
+                        s = 1 << 39
+                    elif q == killers[1]:
+                        s = 1 << 38
+                    else:
+                        s = history[q]
+                if tt_best is not None and path[0] == tt_best[0] and path[-1] == tt_best[1] \
+                        and m.capmask == tt_best[2]:
+                    s = 1 << 50
+                keys.append(s)
+            order = sorted(range(n), key=keys.__getitem__, reverse=True)
+            moves = [moves[i] for i in order]
+            # One reply only (usually a forced capture): search it a ply deeper.
+            new_depth = depth - 1
+        else:
+            new_depth = depth
+
+        alpha0 = alpha
+        best, best_move = -INF, moves[0]
+        reduce_ok = self.params.reductions and not capture and depth >= 3
+        path_set = self._path
+        path_set.add(key)
+        try:
+            for i, m in enumerate(moves):
+                path = m.path
+                fb = 1 << path[0]
+                tb = 1 << path[-1]
+                cap = m.capmask
+                k = kings & ~cap
+                if k & fb:
+                    k = (k & ~fb) | tb
+                elif m.promotes:
+                    k |= tb
+                c_own, c_opp = opp & ~cap, (own & ~fb) | tb
+                if i == 0:
+                    score = -self._negamax(c_own, c_opp, k, turn ^ 1, new_depth, -beta, -alpha,
+                                           ply + 1)
+                else:
+                    d = new_depth
+                    if reduce_ok and i >= 3 and not m.promotes:
+                        d -= 1  # late quiet moves: look shallower first
+                    score = -self._negamax(c_own, c_opp, k, turn ^ 1, d, -alpha - 1, -alpha,
+                                           ply + 1)
+                    if score > alpha and (d < new_depth or score < beta):
+                        score = -self._negamax(c_own, c_opp, k, turn ^ 1, new_depth, -beta,
+                                               -alpha, ply + 1)
+                if score > best:
+                    best, best_move = score, m
+                    if score > alpha:
+                        alpha = score
+                        if score >= beta:
+                            if not capture:
+                                q = path[0] * size + path[-1]
+                                killers = self.killers[ply]
+                                if killers[0] != q:
+                                    killers[1] = killers[0]
+                                    killers[0] = q
+                                self.history[q] += depth * depth
+                            break
+        finally:
+            path_set.discard(key)
+
+        flag = LOWER if best >= beta else (EXACT if best > alpha0 else UPPER)
+        stored = best
+        if stored > WIN_BOUND:
+            stored += ply
+        elif stored < -WIN_BOUND:
+            stored -= ply
+        if len(self.tt) < self.params.tt_size or key in self.tt:
+            self.tt[key] = (depth, stored, flag,
+                            (best_move.path[0], best_move.path[-1], best_move.capmask))
+        return best
+
+    def _store(self, own, opp, kings, turn, depth, score, flag, move: Move) -> None:
+        self.tt[(own, opp, kings, turn)] = (depth, score, flag,
+                                            (move.path[0], move.path[-1], move.capmask))
+
+    def _check_budget(self) -> None:
+        if self.nodes >= self._node_limit or time.perf_counter() >= self._deadline:
+            raise _Stop
+
+    def _pv(self, position: Position, first: Move | None) -> list[Move]:
+        """The principal variation: the best move, then the table's best replies."""
+        pv: list[Move] = []
+        if first is None:
+            return pv
+        seen = set()
+        pos = position
+        move: Move | None = first
+        while move is not None and len(pv) < 32:
+            pv.append(move)
+            pos = pos.play(move)
+            key = (pos.own, pos.opponent, pos.kings, pos.turn)
+            if key in seen:
+                break
+            seen.add(key)
+            entry = self.tt.get(key)
+            move = None
+            if entry is not None:
+                f, to, capmask = entry[3]
+                for m in pos.legal_moves():
+                    if m.path[0] == f and m.path[-1] == to and m.capmask == capmask:
+                        move = m
+                        break
+        return pv
+
+
+def best_move(position: Position, params: SearchParams | None = None,
+              history: Iterable[tuple[int, int, int, int]] = ()) -> SearchResult:
+    """Search ``position`` once with a fresh ``Searcher``."""
+    return Searcher(position.rules, params).search(position, history)

@@ -1,0 +1,212 @@
+"""The computer opponent's search: legal moves within budget, tactics solved, no surprises.
+
+Each tactical position below was found by playing the engine against itself and
+keeping positions where a plain material minimax (written here, independent of
+``engine.search``) shows exactly one move winning at least a man by force. The
+test re-checks that claim before asking level 8 for the move.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+import pytest
+
+from engine import VARIANTS, Position, get_rules
+from engine.evaluation import WIN_BOUND, Evaluator, evaluate
+from engine.levels import LEVELS, choose_move, choose_move_fen, get_level
+from engine.search import Searcher, SearchParams
+
+# (rule set, FEN, the one move that wins material, plies the material check needs)
+SHOTS = [
+    # A quiet move (often a sacrifice) after which material falls by force.
+    ("english", "B:WK8,12,21,23,24,27,28,29:B6,7,10,13,14,20", "7-11", 5),
+    ("international", "B:W28,31,32,34,39,44:B14,15,18,20,21,25", "21-27", 5),
+    ("brazilian", "B:We1,b2,f2,a3,g3,h4,c7:Ba5,g5,f6,g7", "a5-b4", 5),
+    ("russian", "B:Wa1,c1,g1,f2,h2,c3,e3,g3,d4,h6,a7:Be5,d6,f6,c7,e7,g7,f8,h8", "c7-b6", 5),
+    ("spanish", "B:W17,19,K29:B9,24,K27,32", "9-5", 5),
+    ("italian", "B:W18,20,21,22,23,24,26,28:B2,5,8,9,10,11,12,17", "12-16", 5),
+    ("turkish", "B:Wc2,e2,d3,e3,f3,h3,c4,f4,g4,g5,e6:Bb5,f5,h5,c6,d6,f6,g6,a7,f7,g7",
+     "b5-c5", 5),
+]
+CAPTURE_CHOICES = [
+    # Several captures are legal; only one of them does not lose material back.
+    ("english", "W:W20,21,24,25,27,28,29,30:B1,3,4,5,7,9,11,19,22", "24x15x8", 4),
+    ("international", "W:W29,30,33,34,36,39,45:B12,14,16,18,20,23,24,25", "30x19x28", 4),
+    ("brazilian", "B:Wc1,b2,d2,f2,h2,g3,b4:Ba5,h6,a7,g7,d8,h8", "a5xc3xa1", 4),
+    ("russian", "B:Wa1,c1,e1,g1,d2,f2,g3,b4,d4,f6:Ba7,c7,e7,g7,b8,d8,f8,h8", "g7:e5:c3:a5", 4),
+    ("spanish", "B:W1,6,8,10,11,14,16,22:B5,17,21,23,24,26,27,28", "27x18", 4),
+    ("italian", "W:W17,24,25,26,27,28,29,30,31:B1,2,3,4,5,7,9,10,11,22", "27x18", 4),
+    ("turkish", "W:Wd2,c3,e3,f3,c4,e4,h5:Bf2,c5,b6,e6,f6,b7,c7,f7,h7", "c4xc6xc8", 4),
+]
+
+
+def _material(pos: Position) -> int:
+    """Material for the side to move: a man 2, a king 5 (flying) or 3 (one square)."""
+    wm, wk, bm, bk = pos.material()
+    king = 5 if pos.rules.flying_kings else 3
+    score = 2 * (wm - bm) + king * (wk - bk)
+    return score if pos.turn == 0 else -score
+
+
+def _material_search(pos: Position, depth: int, alpha: int, beta: int) -> int:
+    """Plain alpha-beta on material, captures played out past the horizon."""
+    moves = pos.legal_moves()
+    if not moves:
+        return -1000
+    if depth <= 0 and not moves[0].captured:
+        return _material(pos)
+    for m in moves:
+        score = -_material_search(pos.play(m), depth - 1, -beta, -alpha)
+        if score > alpha:
+            alpha = score
+            if alpha >= beta:
+                break
+    return alpha
+
+
+def _winning_moves(pos: Position, depth: int) -> tuple[list[str], int]:
+    """Moves that reach the best material score by force, and what they win."""
+    scores = {str(m): -_material_search(pos.play(m), depth - 1, -10_000, 10_000)
+              for m in pos.legal_moves()}
+    best = max(scores.values())
+    others = max((s for s in scores.values() if s != best), default=-10_000)
+    assert best - others >= 2, "another move is within a man of the best one"
+    return [m for m, s in scores.items() if s == best], best - _material(pos)
+
+
+def _level8(node_limit: int = 20_000, seed: int = 1) -> SearchParams:
+    # Level 8's search with a node budget instead of its clock: reproducible on any machine.
+    return dataclasses.replace(get_level(8).params(seed=seed, node_limit=node_limit),
+                               time_limit=None)
+
+
+@pytest.mark.parametrize(("variant", "fen", "solution", "depth"), SHOTS + CAPTURE_CHOICES,
+                         ids=[f"{v}-{s}" for v, _, s, _ in SHOTS + CAPTURE_CHOICES])
+def test_level_8_finds_the_only_move_that_wins_material(variant, fen, solution, depth):
+    pos = Position.from_fen(get_rules(variant), fen)
+    winners, gain = _winning_moves(pos, depth)
+    assert winners == [solution] and gain >= 2  # the position is what it claims to be
+    result = Searcher(pos.rules, _level8()).search(pos)
+    # (The side may still stand worse overall: the move is the best defence or attack.)
+    assert str(result.move) == solution
+
+
+def _random_positions(variant: str, count: int, seed: int) -> list[Position]:
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        pos = Position.start(get_rules(variant))
+        for _ in range(rng.randrange(6, 50)):
+            moves = pos.legal_moves()
+            if not moves:
+                break
+            pos = pos.play(rng.choice(moves))
+        if pos.legal_moves():
+            out.append(pos)
+    return out
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_every_level_returns_a_legal_move_within_its_budget(variant):
+    budget = 0.08
+    for i, pos in enumerate(_random_positions(variant, 2, seed=len(variant))):
+        for level in LEVELS:
+            start = time.perf_counter()
+            move = choose_move(pos, level, seed=i, time_limit=budget)
+            elapsed = time.perf_counter() - start
+            assert move in pos.legal_moves()
+            # One budget check every 512 nodes plus the last node's work; generous
+            # slack for a loaded machine.
+            assert elapsed < budget + 0.5, f"level {level} took {elapsed:.2f}s"
+
+
+def test_the_clock_stops_a_deep_search():
+    pos = Position.start(get_rules("international"))
+    result = Searcher(pos.rules, SearchParams(max_depth=40, time_limit=0.2)).search(pos)
+    assert result.move in pos.legal_moves()
+    assert result.seconds < 0.7
+    assert 1 <= result.depth < 40
+
+
+def test_the_node_budget_stops_a_deep_search_and_makes_it_reproducible():
+    pos = Position.start(get_rules("russian"))
+    params = SearchParams(max_depth=40, node_limit=3000, seed=5)
+    first = Searcher(pos.rules, params).search(pos)
+    second = Searcher(pos.rules, params).search(pos)
+    assert first.nodes < 3000 + 512  # the budget is checked every 512 nodes
+    assert (str(first.move), first.score, first.depth) == (str(second.move), second.score,
+                                                           second.depth)
+
+
+def test_level_one_varies_its_moves_with_the_seed():
+    pos = Position.start(get_rules("international"))
+    moves = {str(choose_move(pos, 1, seed=s)) for s in range(12)}
+    assert len(moves) >= 3
+
+
+def test_the_same_seed_gives_the_same_move_at_a_weak_level():
+    pos = Position.start(get_rules("english"))
+    assert len({str(choose_move(pos, 2, seed=11)) for _ in range(3)}) == 1
+
+
+def test_a_forced_move_is_played_at_once():
+    pos = Position.from_fen(get_rules("english"), "W:W22:B18")
+    result = Searcher(pos.rules, SearchParams(time_limit=5)).search(pos)
+    assert str(result.move) == "22x15"
+    assert result.depth == 0 and result.seconds < 0.5
+
+
+def test_blocking_the_last_man_is_seen_as_a_win():
+    # English: Black's man a3 (21) is stuck after 29-25 (b2 taken, c1 behind it held);
+    # a side with no legal move loses. 30-25 or 30-26 would let it go.
+    pos = Position.from_fen(get_rules("english"), "W:W29,30:B21")
+    result = Searcher(pos.rules, SearchParams(max_depth=3)).search(pos)
+    assert str(result.move) == "29-25"
+    assert result.score > WIN_BOUND
+
+
+def test_no_legal_move_means_no_move_and_a_lost_score():
+    pos = Position.from_fen(get_rules("english"), "W:W5:B1")  # White's man is blocked
+    result = Searcher(pos.rules, SearchParams(max_depth=4)).search(pos)
+    assert result.move is None and result.score < -WIN_BOUND
+    with pytest.raises(ValueError, match="no legal move"):
+        choose_move(pos, 5)
+
+
+def test_returning_to_a_position_of_the_game_scores_as_a_draw():
+    # White is far ahead (two kings and a man against a man), but every move it has
+    # leads back to a position the game has already seen.
+    rules = get_rules("english")
+    pos = Position.from_fen(rules, "W:W5,K31,K32:B1")
+    params = SearchParams(max_depth=3)
+    assert Searcher(rules, params).search(pos).score > 200
+    history = [pos.play(m).key() for m in pos.legal_moves()]
+    assert Searcher(rules, params).search(pos, history=history).score == 0
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_the_start_position_is_roughly_equal(variant):
+    rules = get_rules(variant)
+    assert abs(evaluate(Position.start(rules))) < 20
+    result = Searcher(rules, SearchParams(max_depth=4)).search(Position.start(rules))
+    assert abs(result.score) < 60
+
+
+def test_a_king_is_worth_more_where_kings_fly():
+    worth = {v: Evaluator(r).king_value for v, r in VARIANTS.items()}
+    for v, r in VARIANTS.items():
+        if r.flying_kings:
+            assert worth[v] > max(worth[u] for u, s in VARIANTS.items() if not s.flying_kings)
+
+
+def test_the_process_pool_entry_point_pickles_and_returns_notation():
+    rules = get_rules("russian")
+    fen = Position.start(rules).fen()
+    with ProcessPoolExecutor(1) as pool:
+        text = pool.submit(choose_move_fen, "russian", fen, 3, 1, 0.5).result(timeout=60)
+    move = Position.from_fen(rules, fen).parse_move(text)
+    assert str(move) == text
