@@ -1,4 +1,5 @@
-"""``python -m server``: serve Kondavo on KONDAVO_HOST:KONDAVO_PORT (127.0.0.1:8000)."""
+"""``python -m server``: serve Kondavo on KONDAVO_HOST:KONDAVO_PORT (127.0.0.1:8000),
+on the Redis at KONDAVO_REDIS_URL when it is set (several nodes may share one)."""
 
 from __future__ import annotations
 
@@ -38,13 +39,6 @@ def main() -> int:
         settings = Settings.from_env()
     except ConfigError as exc:
         print(f"kondavo: {exc}", file=sys.stderr)
-        return 2
-    if settings.redis_url:
-        print(
-            "kondavo: KONDAVO_REDIS_URL is set, but the Redis store is not built yet; "
-            "unset it to run with the embedded memory store.",
-            file=sys.stderr,
-        )
         return 2
     uvicorn.Server(uvicorn_config(settings)).run()
     return 0

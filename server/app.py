@@ -21,6 +21,8 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
+from protocol.messages import ErrorCode
+
 from . import api
 from .bots import Bot, BotTable
 from .config import Settings
@@ -28,7 +30,7 @@ from .games import Games
 from .hub import Hub
 from .lobby import LobbyFeed
 from .security import SecurityHeaders
-from .store import MemoryStore, Store
+from .store import MemoryStore, Store, StoreUnavailable
 from .timekeeper import Timekeeper
 from .ws import GameSocket
 
@@ -47,6 +49,24 @@ async def lobby_socket(websocket: WebSocket) -> None:
     await state.lobby.serve(websocket, state.settings)
 
 
+async def store_unavailable(request: Request, exc: Exception) -> Response:
+    """Redis is away: a retryable 503, never a half-done request passed off as done."""
+    return api.refusal(
+        ErrorCode.SERVER_BUSY,
+        "The game store cannot be reached; nothing was changed. Try again shortly.",
+        503,
+    )
+
+
+def make_store(settings: Settings) -> Store:
+    """``RedisStore`` when ``KONDAVO_REDIS_URL`` is set, else the embedded store."""
+    if settings.redis_url:
+        from .store.redis import RedisStore
+
+        return RedisStore(settings.redis_url, keep_events=settings.events_kept)
+    return MemoryStore(keep_events=settings.events_kept)
+
+
 async def page(request: Request) -> Response:
     """The browser client's one page; it reads the game id from the address itself."""
     index = request.app.state.settings.client_dir / "index.html"
@@ -58,12 +78,15 @@ async def page(request: Request) -> Response:
 def create_app(
     settings: Settings | None = None, store: Store | None = None, bot: Bot | None = None
 ) -> Starlette:
-    """The app; ``store`` defaults to a fresh ``MemoryStore``, ``bot`` to none (no computer)."""
+    """The app; ``store`` defaults to ``make_store(settings)``, ``bot`` to none (no computer)."""
     settings = settings or Settings.from_env()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        own_store = store or MemoryStore(keep_events=settings.events_kept)
+        own_store = store or make_store(settings)
+        start = getattr(own_store, "start", None)
+        if start is not None:
+            await start()  # a networked store: sample its clock, open the subscriber
         app.state.settings = settings
         app.state.store = own_store
         app.state.hub = Hub(own_store)
@@ -103,4 +126,9 @@ def create_app(
     ]
     if settings.client_dir.is_dir():
         routes.append(Mount("/static", StaticFiles(directory=settings.client_dir), name="static"))
-    return Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)])
+    return Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        middleware=[Middleware(SecurityHeaders)],
+        exception_handlers={StoreUnavailable: store_unavailable},
+    )

@@ -20,6 +20,7 @@ from .commands import PlayMove
 from .games import Games
 from .record import GameRecord, Side
 from .room import RoomEvent
+from .store import Resync
 
 log = logging.getLogger(__name__)
 
@@ -62,8 +63,10 @@ class BotTable:
             await self.games.store.unsubscribe(game_id, self._heard)
         self._watched.clear()
 
-    def _heard(self, game_id: str, item: RoomEvent | m.ServerMessage) -> None:
-        if isinstance(item, RoomEvent) and isinstance(item.message, m.Moved | m.Over):
+    def _heard(self, game_id: str, item: RoomEvent | m.ServerMessage | Resync) -> None:
+        if isinstance(item, Resync) or (
+            isinstance(item, RoomEvent) and isinstance(item.message, m.Moved | m.Over)
+        ):
             self._consider(game_id)
 
     def _consider(self, game_id: str) -> None:

@@ -30,7 +30,7 @@ def _number(env: dict[str, str], name: str, default: float, minimum: float = 0) 
 class Settings:
     host: str = "127.0.0.1"
     port: int = 8000
-    redis_url: str | None = None  # reserved: the Redis store comes in a later issue
+    redis_url: str | None = None  # None: the embedded store (one process only)
     # Public base URL for links (``https://kondavo.example``); None: from each request.
     public_url: str | None = None
     # How long a player must be gone before the opponent may claim the game.

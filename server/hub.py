@@ -3,6 +3,11 @@
 The hub subscribes to a game's channel while at least one local socket is in that
 room, and hands every event or notice to each socket's own send queue; it never
 awaits a socket, so one slow reader cannot hold up the room.
+
+Pub/sub is at most once. The store re-establishes a broken channel and
+resubscribes by itself, then hands the hub ``RESYNC``; the hub passes it to every
+local socket of the game, and each reads what it missed from the log by its own
+last version (or takes a full snapshot), as it does for a gap.
 """
 
 from __future__ import annotations
@@ -13,13 +18,13 @@ from typing import Protocol
 from protocol.messages import ServerMessage
 
 from .room import RoomEvent
-from .store import Store
+from .store import Resync, Store
 
 
 class Member(Protocol):
     """A local socket in a room (see ``ws.GameSocket``)."""
 
-    def deliver(self, item: RoomEvent | ServerMessage) -> None: ...
+    def deliver(self, item: RoomEvent | ServerMessage | Resync) -> None: ...
 
 
 class Hub:
@@ -52,6 +57,6 @@ class Hub:
                 del self._rooms[game_id]
                 await self.store.unsubscribe(game_id, self._fan_out)
 
-    def _fan_out(self, game_id: str, item: RoomEvent | ServerMessage) -> None:
+    def _fan_out(self, game_id: str, item: RoomEvent | ServerMessage | Resync) -> None:
         for member in list(self._rooms.get(game_id, ())):
             member.deliver(item)

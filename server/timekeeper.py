@@ -2,8 +2,10 @@
 
 The store knows each game's next deadline (``room.deadline``); the timekeeper asks
 it which are due and runs a ``Tick`` through the normal command path, so a flag
-falls the same way whether or not anyone is watching. Several nodes may tick the
-same game: the compare-and-set makes that harmless.
+falls the same way whether or not anyone is watching. On a shared store ``due``
+claims the games for this node alone, with a lease: if this node dies before its
+Tick is committed, another claims the game when the lease runs out. Should two
+nodes ever tick the same game, the compare-and-set makes the second harmless.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import logging
 
 from .commands import Tick
 from .games import Games
+from .store import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -29,14 +32,24 @@ class Timekeeper:
         for game_id in due:
             try:
                 await self.games.run(game_id, Tick())
+            except StoreUnavailable:
+                raise  # the claim's lease runs out and the game is claimed again
             except Exception:  # one broken game must not stop the clocks of the others
                 log.exception("game %s: tick failed", game_id)
         return len(due)
 
     async def run(self) -> None:
+        away = False
         while True:
             try:
                 await self.tick_once()
+                if away:
+                    log.warning("timekeeper: the store is back")
+                away = False
+            except StoreUnavailable:
+                if not away:
+                    log.warning("timekeeper: the store is unavailable; retrying")
+                away = True
             except Exception:
-                log.exception("timekeeper: store unavailable")
+                log.exception("timekeeper: tick failed")
             await asyncio.sleep(self.every_s)

@@ -24,9 +24,11 @@ from .games import Games, NotFound, fresh
 from .hub import Hub
 from .record import GameRecord, Side, other
 from .room import RoomEvent
+from .store import Resync, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
+UNAVAILABLE = "The game store cannot be reached; nothing was done. Try again shortly."
 SEND_QUEUE = 512  # items a socket may fall behind before it is cut off
 MAX_STRIKES = 50  # bad frames or throttled messages before the socket is closed
 
@@ -44,7 +46,7 @@ class _Close:
         self.code = code
 
 
-_Instruction = _Snapshot | _CatchUp | _Close
+_Instruction = _Snapshot | _CatchUp | _Close | Resync
 
 
 class Throttle:
@@ -120,7 +122,12 @@ class GameSocket:
         hello = await self._hello()
         if hello is None:
             return
-        found = await self.games.seat_of(self.game_id, hello.token)
+        try:
+            found = await self.games.seat_of(self.game_id, hello.token)
+        except StoreUnavailable:
+            # Not a final close code: the client comes back by itself a little later.
+            await self._refuse_and_close(ErrorCode.SERVER_BUSY, UNAVAILABLE, CloseCode.SERVER_ERROR)
+            return
         if found is None:
             await self._refuse_and_close(
                 ErrorCode.ROOM_NOT_FOUND, "There is no game with this id.", CloseCode.ROOM_NOT_FOUND
@@ -238,7 +245,12 @@ class GameSocket:
             return
         assert isinstance(message, m.Command)
         command = self._command(message)
-        outcome = await self.games.run(self.game_id, command)
+        try:
+            outcome = await self.games.run(self.game_id, command)
+        except StoreUnavailable:
+            # Never an ack for what was not stored; the same ack id may be sent again.
+            self.send(m.Error(code=ErrorCode.SERVER_BUSY, message=UNAVAILABLE, ack=message.ack))
+            return
         if isinstance(outcome, NotFound):
             self.send(
                 m.Error(
@@ -297,8 +309,8 @@ class GameSocket:
                     return
                 if isinstance(item, _Snapshot):
                     await self._send_snapshot()
-                elif isinstance(item, _CatchUp):
-                    await self._catch_up()
+                elif isinstance(item, _CatchUp | Resync):
+                    await self._catch_up()  # Resync: the channel was down, events may be lost
                 elif isinstance(item, RoomEvent):
                     await self._send_event(item)
                 else:

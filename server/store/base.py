@@ -13,6 +13,10 @@ Every implementation (``MemoryStore`` now, a Redis store later) keeps, per game:
 - a spectator counter across nodes.
 
 Time comes from the store (``now``), so all nodes agree on it.
+
+A networked store may be away for a while: its calls then raise ``StoreUnavailable``
+(nothing was written; retrying is safe), and after its channel was interrupted it
+tells each listener ``RESYNC``, since events published meanwhile may be lost.
 """
 
 from __future__ import annotations
@@ -25,8 +29,26 @@ from protocol.messages import ServerMessage
 from ..record import GameRecord
 from ..room import RoomEvent
 
-# Receives each event committed to a game, and each notice announced on it.
-Listener = Callable[[str, "RoomEvent | ServerMessage"], None]
+
+class StoreUnavailable(Exception):
+    """The store cannot be reached right now; the caller may retry later.
+
+    Nothing is known to have been written: a command that raised this was not
+    acknowledged, and resending it (same ack id) is safe.
+    """
+
+
+class Resync:
+    """Told to listeners after the channel was interrupted: read the log by version."""
+
+    def __repr__(self) -> str:
+        return "RESYNC"
+
+
+RESYNC = Resync()
+
+# Receives each event committed to a game, each notice announced on it, and RESYNC.
+Listener = Callable[[str, "RoomEvent | ServerMessage | Resync"], None]
 
 
 class Store(Protocol):

@@ -1,0 +1,77 @@
+"""The door every WebSocket passes before it is accepted: Origin and sockets per address.
+
+A pure ASGI middleware (HTTP passes straight through). A handshake from a foreign
+Origin gets HTTP 403, one from an address already holding its share of sockets
+HTTP 429, both before the socket is accepted, so a refused page never reaches a
+room. It also leaves two things in the scope for ``ws.py``: the client's address
+(``kondavo.ip``) and a way to cut a socket off at once (``kondavo.abort``), which
+ASGI itself lacks: a peer that stopped reading cannot be sent a close frame.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from .limits import client_ip
+from .origin import origin_allowed
+
+log = logging.getLogger(__name__)
+
+
+def transport_abort(send: Any) -> Callable[[], None] | None:
+    """The server's way to drop the TCP connection under ``send``, if it has one.
+
+    uvicorn hands the app its protocol object's bound ``send``; its transport can
+    ``abort()`` (close without flushing). Other servers: None, and the socket is
+    dropped by closing it normally once its writer is unblocked.
+    """
+    transport = getattr(getattr(send, "__self__", None), "transport", None)
+    abort = getattr(transport, "abort", None)
+    return abort if callable(abort) else None
+
+
+class Gate:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "websocket":
+            await self.app(scope, receive, send)
+            return
+        state = scope["app"].state
+        settings = state.settings
+        if not origin_allowed(scope["headers"], state.origins, not settings.allowed_origins):
+            log.info("websocket %s refused: foreign origin", scope.get("path"))
+            await _refuse(scope, receive, send, 403, b"This page may not open a socket here.")
+            return
+        ip = client_ip(scope, settings.trusted_proxies)
+        limits = state.address_limits
+        if not limits.open_socket(ip):
+            await _refuse(scope, receive, send, 429, b"Too many open sockets from this address.")
+            return
+        scope["kondavo.ip"] = ip
+        scope["kondavo.abort"] = transport_abort(send)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            limits.close_socket(ip)
+
+
+async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, body: bytes) -> None:
+    """Answer the handshake with an HTTP status instead of accepting it."""
+    await receive()  # websocket.connect
+    if "websocket.http.response" not in scope.get("extensions", {}):
+        await send({"type": "websocket.close", "code": 1008})  # the server answers 403
+        return
+    await send(
+        {
+            "type": "websocket.http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"text/plain; charset=utf-8")],
+        }
+    )
+    await send({"type": "websocket.http.response.body", "body": body})

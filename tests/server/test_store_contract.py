@@ -1,0 +1,368 @@
+"""The store contract, run against every store: ``MemoryStore`` and ``RedisStore``.
+
+The Redis half uses a private ``redis-server`` this module starts on a free port
+(never the system's Redis), flushed before each test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+from redis_server import RedisServer, free_port, redis_server_or_skip
+
+from protocol import messages as m
+from server import room
+from server.commands import Chat, Join, PlayMove, Tick
+from server.games import Games
+from server.store import MemoryStore
+from server.store.redis import RESYNC, RedisStore, StoreUnavailable
+
+T0 = 1_000_000
+
+
+@pytest.fixture(scope="module")
+def redis_server() -> Iterator[RedisServer]:
+    server = redis_server_or_skip()
+    try:
+        yield server
+    finally:
+        server.cleanup()
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[MemoryStore | RedisStore]:
+    if request.param == "memory":
+        made: MemoryStore | RedisStore = MemoryStore(keep_events=200)
+    else:
+        server: RedisServer = request.getfixturevalue("redis_server")
+        server.client().flushall()
+        made = RedisStore(server.url, keep_events=200, lease_ms=500)
+        await made.start()
+    try:
+        yield made
+    finally:
+        await made.close()
+
+
+@pytest.fixture
+async def redis_store(redis_server: RedisServer) -> AsyncIterator[RedisStore]:
+    redis_server.client().flushall()
+    made = RedisStore(redis_server.url, keep_events=200, lease_ms=300)
+    await made.start()
+    try:
+        yield made
+    finally:
+        await made.close()
+
+
+def fresh_record(game_id: str = "g1", opponent: str = "friend"):
+    return room.new_game(
+        game_id=game_id,
+        variant="english",
+        now=T0,
+        creator="white",
+        creator_token="w" * 22,
+        invite="i" * 22 if opponent == "friend" else None,
+        opponent=opponent,  # type: ignore[arg-type]
+    )
+
+
+async def heard_until(heard: list, count: int, timeout: float = 5.0) -> None:
+    """Pub/sub is asynchronous on a networked store: wait for ``count`` items."""
+    for _ in range(int(timeout / 0.01)):
+        if len(heard) >= count:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"heard {len(heard)} of {count}: {heard}")
+
+
+# --- create, load, compare-and-set -----------------------------------------------------
+
+
+async def test_a_game_id_can_be_created_only_once(store):
+    assert await store.create(fresh_record())
+    assert not await store.create(fresh_record())
+    loaded = await store.load("g1")
+    assert loaded is not None and loaded == fresh_record()
+    assert await store.load("g2") is None
+
+
+async def test_a_commit_against_an_old_version_changes_nothing(store):
+    record = fresh_record()
+    await store.create(record)
+    first = room.handle(record, Chat("white", "one"), T0)
+    second = room.handle(record, Chat("white", "two"), T0)  # raced from the same version
+    assert await store.commit("g1", 0, first.record, first.events, None)
+    assert not await store.commit("g1", 0, second.record, second.events, None)
+    stored = await store.load("g1")
+    assert [line["text"] for line in stored.chat] == ["one"] and stored.version == 1
+    assert [e.message.text for e in await store.events_since("g1", 0)] == ["one"]
+
+
+async def test_a_commit_to_an_unknown_game_is_refused(store):
+    record = fresh_record("nope")
+    outcome = room.handle(record, Chat("white", "x"), T0)
+    assert not await store.commit("nope", 0, outcome.record, outcome.events, None)
+    assert await store.load("nope") is None
+
+
+async def test_concurrent_writers_apply_exactly_one_command_per_version(store):
+    await store.create(fresh_record())
+    games = Games(store)
+    outcomes = await asyncio.gather(
+        *(games.run("g1", Chat("white", f"line {i}")) for i in range(20))
+    )
+    applied = [f"line {i}" for i, o in enumerate(outcomes) if o.refusal is None]
+    # A writer that keeps losing the race gives up with server/busy: never half-applied.
+    assert all(o.refusal.code == "server/busy" for o in outcomes if o.refusal is not None)
+    stored = await store.load("g1")
+    assert stored.version == len(applied) >= 8
+    events = await store.events_since("g1", 0)
+    assert [e.v for e in events] == list(range(1, len(applied) + 1))
+    assert sorted(e.message.text for e in events) == sorted(applied)
+
+
+# --- the event log -----------------------------------------------------------------------
+
+
+async def test_committed_events_are_published_and_logged_in_order(store):
+    await store.create(fresh_record())
+    heard: list = []
+    await store.subscribe("g1", lambda game_id, item: heard.append((game_id, item)))
+    games = Games(store)
+    for text in ("a", "b", "c"):
+        await games.run("g1", Chat("white", text))
+    await store.announce("g1", m.Spectators(n=2))
+    await heard_until(heard, 4)
+    assert [g for g, _ in heard] == ["g1"] * 4
+    assert [getattr(i, "v", None) for _, i in heard] == [1, 2, 3, None]
+    assert heard[-1][1] == m.Spectators(n=2)
+    since = await store.events_since("g1", 1)
+    assert [e.message.text for e in since] == ["b", "c"]
+    assert await store.events_since("g1", 3) == []
+    assert await store.events_since("g1", 9) is None
+    assert await store.events_since("nope", 0) is None
+
+
+async def test_the_log_keeps_the_last_200_events_and_then_asks_for_a_snapshot(store):
+    await store.create(fresh_record())
+    games = Games(store)
+    for i in range(230):
+        await games.run("g1", Chat("white", f"{i}"))
+    assert await store.events_since("g1", 0) is None
+    assert await store.events_since("g1", 29) is None
+    kept = await store.events_since("g1", 30)
+    assert [e.v for e in kept] == list(range(31, 231))
+    assert kept[-1].message.text == "229"
+
+
+async def test_unsubscribed_listeners_hear_nothing_more(store):
+    await store.create(fresh_record())
+    heard: list = []
+
+    def listener(game_id, item):
+        heard.append(item)
+
+    await store.subscribe("g1", listener)
+    games = Games(store)
+    await games.run("g1", Chat("white", "a"))
+    await heard_until(heard, 1)
+    await store.unsubscribe("g1", listener)
+    await games.run("g1", Chat("white", "b"))
+    await asyncio.sleep(0.1)
+    assert [i.v for i in heard] == [1]
+
+
+async def test_two_listeners_on_one_game_each_hear_every_event(store):
+    await store.create(fresh_record())
+    first: list = []
+    second: list = []
+    await store.subscribe("g1", lambda g, i: first.append(i))
+    await store.subscribe("g1", lambda g, i: second.append(i))
+    await Games(store).run("g1", Chat("white", "a"))
+    await heard_until(first, 1)
+    await heard_until(second, 1)
+    assert first == second
+
+
+# --- deadlines -----------------------------------------------------------------------
+
+
+async def test_a_deadline_is_due_once_and_is_replaced_by_the_next_commit(store):
+    record = fresh_record()
+    await store.create(record, deadline=T0 + 10)
+    assert await store.due(T0 + 9) == []
+    outcome = room.handle(record, Chat("white", "x"), T0)
+    await store.commit("g1", 0, outcome.record, outcome.events, T0 + 20)
+    assert await store.due(T0 + 15) == []
+    assert await store.due(T0 + 20) == ["g1"]
+    assert await store.due(T0 + 30) == []  # claimed: no other caller gets it (in its lease)
+
+
+async def test_a_commit_without_deadline_clears_it(store):
+    record = fresh_record()
+    await store.create(record, deadline=T0 + 10)
+    outcome = room.handle(record, Chat("white", "x"), T0)
+    await store.commit("g1", 0, outcome.record, outcome.events, None)
+    assert await store.due(T0 + 10_000) == []
+
+
+async def test_many_claimers_get_each_due_game_exactly_once(store):
+    for i in range(30):
+        await store.create(fresh_record(f"g{i}"), deadline=T0 + i)
+    claims = await asyncio.gather(*(store.due(T0 + 100) for _ in range(10)))
+    claimed = [game for batch in claims for game in batch]
+    assert sorted(claimed) == sorted(f"g{i}" for i in range(30))
+
+
+# --- spectators, lobby ---------------------------------------------------------------------
+
+
+async def test_the_spectator_count_goes_up_and_down_and_never_below_zero(store):
+    assert await store.spectators("g1") == 0
+    assert await store.add_spectators("g1", 1) == 1
+    assert await store.add_spectators("g1", 2) == 3
+    assert await store.add_spectators("g1", -1) == 2
+    assert await store.spectators("g1") == 2
+    assert await store.add_spectators("g1", -5) == 0
+    assert await store.spectators("g1") == 0
+
+
+async def test_the_lobby_lists_open_games_and_live_games_newest_first(store):
+    await store.create(fresh_record("friendly"))
+    older = fresh_record("older", opponent="open")
+    newer = fresh_record("newer", opponent="open")
+    newer.created_at = T0 + 5
+    await store.create(older)
+    await store.create(newer)
+    waiting, live = await store.waiting_and_live(10)
+    assert [r.id for r in waiting] == ["newer", "older"] and live == []
+    await Games(store).run("older", Join(token="b" * 22))
+    waiting, live = await store.waiting_and_live(10)
+    assert [r.id for r in waiting] == ["newer"] and [r.id for r in live] == ["older"]
+    assert (await store.waiting_and_live(1))[0][0].id == "newer"
+
+
+async def test_now_is_milliseconds_and_does_not_go_backwards(store):
+    readings = [await store.now() for _ in range(50)]
+    assert readings == sorted(readings)
+    assert 1_600_000_000_000 < readings[0] < 4_000_000_000_000
+
+
+# --- Redis only: leases, lost connections, an absent Redis ----------------------------------
+
+
+async def test_a_claimed_timer_comes_back_when_its_lease_runs_out(redis_store):
+    """The node that claimed it died before ticking: another node claims it again."""
+    record = fresh_record()
+    await redis_store.create(record, deadline=T0)
+    assert await redis_store.due(T0) == ["g1"]
+    assert await redis_store.due(T0 + 299) == []
+    assert await redis_store.due(T0 + 300) == ["g1"]
+
+
+async def test_a_flag_falls_once_with_several_nodes_ticking(redis_server):
+    stores = [RedisStore(redis_server.url, lease_ms=300) for _ in range(3)]
+    for each in stores:
+        await each.start()
+    try:
+        games = [Games(each) for each in stores]
+        record = fresh_record()
+        now = await stores[0].now()
+        record.created_at = now
+        await games[0].create(record)
+        await games[0].run("g1", Join(token="b" * 22, invite="i" * 22))
+        # Both sides move once, so that the first mover's clock runs; 200 ms are left on it.
+        for node in (0, 1):
+            before = await stores[node].load("g1")
+            move = PlayMove(before.side_to_move, notation=_first_legal(before), v=before.version)
+            assert (await games[node].run("g1", move)).refusal is None
+        stored = await stores[0].load("g1")
+        stored.remaining_ms[stored.side_to_move] = 200
+        loser = stored.side_to_move
+        flag = stored.turn_started + 200
+        assert await stores[0].commit("g1", stored.version, stored, [], room.deadline(stored))
+        assert await stores[0].deadline_of("g1") == flag
+        heard: list = []
+        await stores[2].subscribe("g1", lambda g, i: heard.append(i))
+
+        async def tick_for(index: int) -> int:
+            ticked = 0
+            for _ in range(60):
+                for game_id in await stores[index].due(await stores[index].now()):
+                    await games[index].run(game_id, Tick())
+                    ticked += 1
+                await asyncio.sleep(0.01)
+            return ticked
+
+        ticks = await asyncio.gather(*(tick_for(i) for i in range(3)))
+        assert sum(ticks) == 1
+        over = [i for i in heard if isinstance(i, room.RoomEvent) and i.message.t == "over"]
+        assert len(over) == 1 and over[0].message.reason == "timeout"
+        final = await stores[0].load("g1")
+        assert final.result != loser and await stores[0].deadline_of("g1") is None
+    finally:
+        for each in stores:
+            await each.close()
+
+
+def _first_legal(record) -> str:
+    from server import board
+
+    game = board.replay(record.variant, record.start_fen, record.moves)
+    return str(next(iter(game.legal_moves())))
+
+
+async def test_killed_pubsub_connections_come_back_and_listeners_resync(redis_server, redis_store):
+    await redis_store.create(fresh_record())
+    heard: list = []
+    await redis_store.subscribe("g1", lambda g, i: heard.append(i))
+    games = Games(redis_store)
+    await games.run("g1", Chat("white", "before"))
+    await heard_until(heard, 1)
+    redis_server.client().client_kill_filter(_type="pubsub")
+    await heard_until(heard, 2)
+    assert heard[1] is RESYNC
+    await games.run("g1", Chat("white", "after"))  # the channel works again
+    await heard_until(heard, 3)
+    assert heard[2].v == 2
+
+
+async def test_an_absent_redis_raises_store_unavailable_and_is_recovered_from(redis_server):
+    down = RedisStore(f"redis://127.0.0.1:{free_port()}/0", timeout_s=0.5)
+    with pytest.raises(StoreUnavailable):
+        await down.load("g1")
+    with pytest.raises(StoreUnavailable):
+        await down.now()
+    await down.close()
+
+
+async def test_a_restarted_redis_is_found_again_without_a_new_store():
+    server = redis_server_or_skip(persistent=True)
+    try:
+        store = RedisStore(server.url, timeout_s=0.5)
+        await store.start()
+        await store.create(fresh_record())
+        heard: list = []
+        await store.subscribe("g1", lambda g, i: heard.append(i))
+        games = Games(store)
+        await games.run("g1", Chat("white", "a"))
+        server.stop()
+        with pytest.raises(StoreUnavailable):
+            await games.run("g1", Chat("white", "lost"))
+        assert isinstance(await store.now(), int)  # the clock carries on from its sample
+        server.start()
+        for _ in range(100):  # the subscriber comes back by itself
+            if RESYNC in heard:
+                break
+            await asyncio.sleep(0.05)
+        assert RESYNC in heard
+        await games.run("g1", Chat("white", "b"))
+        assert [e.message.text for e in await store.events_since("g1", 0)] == ["a", "b"]
+        await heard_until(heard, 3)
+        assert heard[-1].v == 2
+        await store.close()
+    finally:
+        server.cleanup()
