@@ -30,7 +30,7 @@ from engine.perft import perft_fast, perft_public  # noqa: E402
 
 COMPARED = {"international": "StandardBoard", "brazilian": "BrazilianBoard",
             "russian": "RussianBoard"}
-ROUNDS = 3  # interleaved rounds; the best of each is kept (the machine is shared and noisy)
+ROUNDS = 3  # interleaved rounds; the best of each is kept
 
 PY_DRAUGHTS_SCRIPT = r'''
 import json, sys, time
@@ -95,15 +95,13 @@ def timed(fn, *args) -> tuple[int, float]:
     return result, time.perf_counter() - start
 
 
-def depth_for(fn, pos: Position, seconds: float, limit: int) -> int:
-    """The first depth at which ``fn`` takes at least ``seconds``."""
+def depth_for(pos: Position, leaves: int) -> int:
+    """The first depth whose tree has at least ``leaves`` leaves: every rule set is timed on
+    a tree of about the same size, so transposition-table gains compare fairly."""
     depth = 1
-    while depth < limit:
-        _, secs = timed(fn, pos, depth)
-        if secs >= seconds:
-            return depth
+    while perft_fast(pos, depth) < leaves and depth < 12:
         depth += 1
-    return limit
+    return depth
 
 
 def movegen_us(pos: Position, calls: int) -> float:
@@ -128,73 +126,78 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--py-draughts", metavar="PYTHON",
                         help="interpreter of a virtual environment with py-draughts installed")
-    parser.add_argument("--seconds", type=float, default=2.0,
-                        help="aim for perft runs of at least this long")
+    parser.add_argument("--fast-leaves", type=int, default=800_000,
+                        help="time the fast perft on trees of at least this many leaves")
+    parser.add_argument("--public-leaves", type=int, default=150_000,
+                        help="time the public-API perft on trees of at least this many leaves")
     parser.add_argument("--calls", type=int, default=20000, help="move generations to time")
     args = parser.parse_args()
 
     figures: dict = {"perft_nps": {}, "perft_public_nps": {}, "movegen_us": {},
                      "vs_py_draughts": {}}
-    print(f"{'variant':<14} {'fast perft':>22} {'public perft':>22} "
-          f"{'movegen start':>14} {'movegen mid':>12}")
-    for variant in VARIANTS:
-        rules = get_rules(variant)
-        start = Position.start(rules)
-        mid = midgame(variant)
-        d_fast = depth_for(lambda p, d: perft_fast(p, d), start, args.seconds, 12)
-        nodes, secs = timed(perft_fast, start, d_fast)
-        fast_nps = nodes / secs
-        d_pub = depth_for(perft_public, start, args.seconds / 2, 9)
-        best_pub = 0.0
-        best_gen = {"start": float("inf"), "midgame": float("inf")}
-        theirs = None
-        for _ in range(ROUNDS):
-            nodes_pub, secs_pub = timed(perft_public, start, d_pub)
-            best_pub = max(best_pub, nodes_pub / secs_pub)
-            best_gen["start"] = min(best_gen["start"], movegen_us(start, args.calls))
-            best_gen["midgame"] = min(best_gen["midgame"], movegen_us(mid, args.calls))
+    starts = {v: Position.start(get_rules(v)) for v in VARIANTS}
+    mids = {v: midgame(v) for v in VARIANTS}
+    fast_depth = {v: depth_for(starts[v], args.fast_leaves) for v in VARIANTS}
+    public_depth = {v: depth_for(starts[v], args.public_leaves) for v in VARIANTS}
+    fast = dict.fromkeys(VARIANTS, 0.0)
+    public = dict.fromkeys(VARIANTS, 0.0)
+    gen = {v: {"start": float("inf"), "midgame": float("inf")} for v in VARIANTS}
+    theirs: dict[str, dict] = {}
+    # Rounds go over every rule set in turn and keep each one's best figure: the machine
+    # is shared, and interleaving spreads its noise evenly over all of them.
+    for _ in range(ROUNDS):
+        for variant in VARIANTS:
+            start, mid = starts[variant], mids[variant]
+            nodes, secs = timed(perft_fast, start, fast_depth[variant])
+            fast[variant] = max(fast[variant], nodes / secs)
+            nodes_pub, secs_pub = timed(perft_public, start, public_depth[variant])
+            public[variant] = max(public[variant], nodes_pub / secs_pub)
+            for name, pos in (("start", start), ("midgame", mid)):
+                gen[variant][name] = min(gen[variant][name], movegen_us(pos, args.calls))
             if args.py_draughts and variant in COMPARED:
                 fens = {"start": numeric_fen(start), "midgame": numeric_fen(mid)}
-                got = run_py_draughts(args.py_draughts, COMPARED[variant], d_pub, fens,
-                                      args.calls // 4)
+                got = run_py_draughts(args.py_draughts, COMPARED[variant],
+                                      public_depth[variant], fens, args.calls // 4)
                 if got["perft"]["nodes"] != nodes_pub:
-                    print(f"  ! py-draughts counts {got['perft']['nodes']} at depth {d_pub}, "
-                          f"we count {nodes_pub}")
+                    print(f"  ! py-draughts counts {got['perft']['nodes']} at depth "
+                          f"{public_depth[variant]}, we count {nodes_pub}")
                 for name, pos in (("start", start), ("midgame", mid)):
                     if got["counts"][name] != len(pos.legal_moves()):
                         print(f"  ! py-draughts lists {got['counts'][name]} moves on {name}, "
                               f"we list {len(pos.legal_moves())}")
-                if theirs is None:
-                    theirs = got
-                else:
-                    theirs["perft"]["seconds"] = min(theirs["perft"]["seconds"],
-                                                     got["perft"]["seconds"])
-                    for k in ("start", "midgame"):
-                        theirs["movegen"][k] = min(theirs["movegen"][k], got["movegen"][k])
-        figures["perft_nps"][variant] = round(fast_nps)
-        figures["perft_public_nps"][variant] = round(best_pub)
-        figures["movegen_us"][variant] = {k: round(v, 2) for k, v in best_gen.items()}
-        print(f"{variant:<14} {fast_nps:>12,.0f} n/s (d{d_fast}) {best_pub:>12,.0f} n/s (d{d_pub}) "
-              f"{best_gen['start']:>11.2f} us {best_gen['midgame']:>9.2f} us")
-        if theirs is not None:
-            their_nps = theirs["perft"]["nodes"] / theirs["perft"]["seconds"]
-            their_gen = theirs["movegen"]
-            ratio_perft = best_pub / their_nps
-            ratio_gen = {k: their_gen[k] / best_gen[k] for k in ("start", "midgame")}
+                best = theirs.setdefault(variant, got)
+                best["perft"]["seconds"] = min(best["perft"]["seconds"], got["perft"]["seconds"])
+                for k in ("start", "midgame"):
+                    best["movegen"][k] = min(best["movegen"][k], got["movegen"][k])
+
+    for variant in VARIANTS:
+        figures["perft_nps"][variant] = round(fast[variant])
+        figures["perft_public_nps"][variant] = round(public[variant])
+        figures["movegen_us"][variant] = {k: round(v, 2) for k, v in gen[variant].items()}
+        print(f"{variant:<14} {fast[variant]:>12,.0f} n/s (d{fast_depth[variant]}) "
+              f"{public[variant]:>12,.0f} n/s (d{public_depth[variant]}) "
+              f"{gen[variant]['start']:>11.2f} us {gen[variant]['midgame']:>9.2f} us")
+        if variant in theirs:
+            their_nps = theirs[variant]["perft"]["nodes"] / theirs[variant]["perft"]["seconds"]
+            their_gen = theirs[variant]["movegen"]
+            ratio_perft = public[variant] / their_nps
+            ratio_gen = {k: their_gen[k] / gen[variant][k] for k in ("start", "midgame")}
             figures["vs_py_draughts"][variant] = {
                 "perft": round(ratio_perft, 2),
                 "movegen": round(min(ratio_gen.values()), 2),
                 "py_draughts_perft_nps": round(their_nps),
                 "py_draughts_movegen_us": {k: round(v, 2) for k, v in their_gen.items()},
             }
-            print(f"{'  py-draughts':<14} {'':>22} {their_nps:>12,.0f} n/s (d{d_pub}) "
-                  f"{their_gen['start']:>11.2f} us {their_gen['midgame']:>9.2f} us"
-                  f"   -> ours x{ratio_perft:.2f} perft, x{ratio_gen['start']:.2f} / "
-                  f"x{ratio_gen['midgame']:.2f} movegen")
+            print(f"{'  py-draughts':<14} {'':>22} {their_nps:>12,.0f} n/s "
+                  f"(d{public_depth[variant]}) {their_gen['start']:>11.2f} us "
+                  f"{their_gen['midgame']:>9.2f} us   -> ours x{ratio_perft:.2f} perft, "
+                  f"x{ratio_gen['start']:.2f} / x{ratio_gen['midgame']:.2f} movegen")
     intl = figures["perft_nps"]["international"]
+    intl_public = figures["perft_public_nps"]["international"]
     for variant in ("spanish", "italian", "turkish"):
-        print(f"{variant} fast perft vs International: "
-              f"x{figures['perft_nps'][variant] / intl:.2f}")
+        print(f"{variant} vs International: fast perft "
+              f"x{figures['perft_nps'][variant] / intl:.2f}, public perft "
+              f"x{figures['perft_public_nps'][variant] / intl_public:.2f}")
     print(json.dumps(figures))
 
 

@@ -1,41 +1,52 @@
-"""The Redis store: several nodes share one Redis, and any node serves any game.
+"""The Redis store: several nodes share one Redis (or one Redis Cluster), and any node
+serves any game.
 
-Key layout (prefix ``kondavo``; ``{id}`` is a Redis Cluster hash tag, so every key
-of one game lives in one slot):
+Shards. The games of a site are spread over ``SHARDS`` (16) shards: a game's shard is
+``crc32(game id) % SHARDS``, and every key of the game carries its shard's hash tag,
+next to the shard's own deadline and lobby indexes. Everything one script touches is
+therefore in one Redis Cluster slot, on one Redis or on a cluster alike. ``SHARDS``
+is part of the key layout: never change it on a live site (games would be looked for
+in the wrong shard). Shard ``i``'s tag is the first ``s<n>`` (n = 0, 1, ...) whose
+slot lies in the ``i``-th sixteenth of the 16384 slots, so with slots spread evenly
+over the masters (``redis-cli --cluster create`` does that) so are the shards.
 
-- ``kondavo:{id}:game``   hash: ``v`` (the version), ``rec`` (the record, msgpack)
-- ``kondavo:{id}:log``    list: the last ``keep_events`` events, msgpack, oldest first;
-  the last entry's version is ``v``, so an entry's version is known from its index
-- ``kondavo:{id}:spectators``  integer: spectators on all nodes
-- channel ``kondavo:{id}:events``: ``E`` + the commit's events (concatenated msgpack
-  values) or ``N`` + one unversioned notice (the spectator count)
+Keys (prefix ``kondavo``; ``{t}`` is the game's shard tag):
 
-Global keys, one per deployment (hash tag ``{kondavo}``, so they share one slot):
+- ``kondavo:{t}:game:<id>``  hash: ``v`` (the version), ``rec`` (the record, msgpack)
+- ``kondavo:{t}:log:<id>``   list: the last ``keep_events`` events, msgpack, oldest
+  first; the last entry's version is ``v``, so an entry's version is known from its index
+- ``kondavo:{t}:spectators:<id>``  integer: spectators on all nodes
+- ``kondavo:{t}:deadlines``  sorted set: game id -> when it next needs a Tick (ms)
+- ``kondavo:{t}:waiting`` / ``:live``  sorted sets: game id -> created_at, the lobby
+- channel ``kondavo:{<id>}:events``: ``E`` + the commit's events (concatenated msgpack
+  values) or ``N`` + one unversioned notice (the spectator count). A channel is no key:
+  plain PUBLISH reaches every node of a cluster, also from inside a script. Both kinds
+  are published by scripts on the game's slot, so on a cluster one master sends all of
+  a game's messages, and every node receives them in the order they were sent.
 
-- ``kondavo:{kondavo}:deadlines``  sorted set: game id -> when it next needs a Tick (ms)
-- ``kondavo:{kondavo}:waiting`` / ``:live``  sorted sets: game id -> created_at, the lobby
+Every write to a game is one Lua script (``_COMMIT``) on the game's shard: compare the
+version, store the record, append and trim the log, set or clear the deadline, update
+the lobby index, publish the events. Nothing is published that was not stored, and
+two nodes can never both apply a command to the same version.
 
-Every write to a game is one Lua script (``_COMMIT``): compare the version, store the
-record, append and trim the log, set or clear the deadline, update the lobby index,
-publish the events. Nothing is published that was not stored, and two nodes can never
-both apply a command to the same version. The script names the two global keys as
-well as the game's, so on Redis Cluster it would be refused as cross-slot: this store
-is for one Redis (or a Sentinel-managed primary). Cluster support needs the deadline
-and lobby index kept per slot, or updated outside the script and repaired: not done.
+Timers are claimed, not listed (``_CLAIM``, once per shard): due ids get their score
+pushed to ``now + lease``, atomically, so one node ticks them; if that node dies the
+lease runs out and another node claims the game again. The commit made by the tick
+sets the game's next deadline (or clears it) in the same script as the record, and in
+the same slot as the claim, so a flag falls exactly once (and the compare-and-set
+makes a second tick harmless).
 
-Timers are claimed, not listed (``_CLAIM``): due ids get their score pushed to
-``now + lease``, atomically, so one node ticks them; if that node dies the lease
-runs out and another node claims the game again. The commit made by the tick sets
-the game's next deadline (or clears it) in the same script as the record, so a
-flag falls exactly once (and the compare-and-set makes a second tick harmless).
+Time is Redis ``TIME`` of one server (on a cluster, the master of shard 0's slot:
+every node asks the same one), sampled at most once per ``clock_resync_s`` and carried
+forward with the local monotonic clock: the error is at most half the sampling round
+trip plus the local clock's drift since the sample.
 
-Time is Redis ``TIME`` (one clock for every node), sampled at most once per
-``clock_resync_s`` and carried forward with the local monotonic clock: the error is
-at most half the sampling round trip plus the local clock's drift since the sample.
-
-Pub/sub runs on one dedicated connection per node (``_Subscriber``). When it
-breaks, it is re-established with back-off, every channel is subscribed again, and
-every listener receives ``RESYNC``: the hub then reads what it missed from the log.
+``redis+cluster://host:port`` (``rediss+cluster://`` with TLS) names one node of a
+cluster; the client finds the others. Pub/sub runs on one dedicated connection per
+node (``_Subscriber``), to that node or, when it is gone, to any other the cluster
+knows. When it breaks, it is re-established with back-off, every channel is subscribed
+again, and every listener receives ``RESYNC``: the hub then reads what it missed from
+the log.
 """
 
 from __future__ import annotations
@@ -45,18 +56,25 @@ import contextlib
 import logging
 import ssl
 import time
-from collections.abc import Iterable
-from typing import Any
+import zlib
+from collections.abc import Awaitable, Iterable
+from functools import cache
+from typing import Any, NamedTuple
 from urllib.parse import unquote, urlparse
 
 import hiredis
 import msgpack
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
+from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
 from redis.exceptions import (
     BusyLoadingError,
+    ClusterDownError,
+    ClusterError,
     ReadOnlyError,
+    RedisClusterException,
     ResponseError,
     TryAgainError,
 )
@@ -73,26 +91,94 @@ from .base import RESYNC, Listener, Resync, StoreUnavailable
 log = logging.getLogger(__name__)
 
 
-# Errors that mean "Redis is not there (yet)": down, restarting, loading its AOF, failing over.
+# Errors that mean "Redis is not there (yet)": down, restarting, loading its AOF, failing
+# over; on a cluster also a slot nobody serves yet, or no node reachable at all.
 _UNAVAILABLE: tuple[type[BaseException], ...] = (
     RedisConnectionError,
     RedisTimeoutError,
     BusyLoadingError,
     ReadOnlyError,
     TryAgainError,
+    ClusterDownError,
+    ClusterError,
+    RedisClusterException,
     ConnectionError,
     OSError,
 )
 
+# The shard count is part of the key layout: never change it on a live site.
+SHARDS = 16
 
-# KEYS: game, log, deadlines, waiting, live
+
+def shard_of(game_id: str) -> int:
+    """The game's shard: stable across processes and versions (not Python's ``hash``)."""
+    return zlib.crc32(game_id.encode()) % SHARDS
+
+
+@cache
+def shard_tag(shard: int) -> str:
+    """The hash tag of a shard: the ``s<n>`` whose slot is nearest its band's middle.
+
+    Shard ``i``'s band is the ``i``-th sixteenth of the 16384 slots, so shards spread
+    over masters as evenly as the slots do.
+
+    >>> [shard_tag(i) for i in (0, 1, 15)]
+    ['s2481', 's2591', 's738']
+    """
+    band = REDIS_CLUSTER_HASH_SLOTS // SHARDS
+    middle = shard * band + band // 2
+    return min(
+        (f"s{n}" for n in range(4096)),
+        key=lambda tag: (abs(key_slot(tag.encode()) - middle), len(tag), tag),
+    )
+
+
+class GameKeys(NamedTuple):
+    """The keys of one game and of its shard's indexes (all in one slot)."""
+
+    game: str
+    log: str
+    spectators: str
+    deadlines: str
+    waiting: str
+    live: str
+
+
+def shard_keys(shard: int, prefix: str = "kondavo") -> tuple[str, str, str]:
+    """The shard's deadlines, waiting and live sorted sets."""
+    base = f"{prefix}:{{{shard_tag(shard)}}}"
+    return f"{base}:deadlines", f"{base}:waiting", f"{base}:live"
+
+
+def keys_of(game_id: str, prefix: str = "kondavo") -> GameKeys:
+    """Where a game lives (also for tests and operators poking at Redis)."""
+    shard = shard_of(game_id)
+    base = f"{prefix}:{{{shard_tag(shard)}}}"
+    return GameKeys(
+        f"{base}:game:{game_id}",
+        f"{base}:log:{game_id}",
+        f"{base}:spectators:{game_id}",
+        *shard_keys(shard, prefix),
+    )
+
+
+def cluster_url(url: str) -> str | None:
+    """``redis+cluster://...`` -> the plain URL of the node it names; else None."""
+    for scheme in ("redis+cluster://", "rediss+cluster://"):
+        if url.startswith(scheme):
+            return scheme.replace("+cluster", "") + url[len(scheme) :]
+    return None
+
+
+# KEYS: game, log, deadlines, waiting, live (one shard: one slot)
 # ARGV: expected version, new version, record, deadline|'', keep, waiting 0|1, live 0|1,
-#       created_at, channel, event...
+#       created_at, channel, game id, event...
 _COMMIT = """
 local stored = redis.call('HGET', KEYS[1], 'v')
 if stored == false or tonumber(stored) ~= tonumber(ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'rec', ARGV[3])
-local first = 10
+local first = 11
+local id = ARGV[10]
 if #ARGV >= first then
   for i = first, #ARGV, 1000 do
     redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV)))
@@ -100,29 +186,29 @@ if #ARGV >= first then
   redis.call('LTRIM', KEYS[2], -tonumber(ARGV[5]), -1)
 end
 if ARGV[4] == '' then
-  redis.call('ZREM', KEYS[3], KEYS[1])
+  redis.call('ZREM', KEYS[3], id)
 else
-  redis.call('ZADD', KEYS[3], ARGV[4], KEYS[1])
+  redis.call('ZADD', KEYS[3], ARGV[4], id)
 end
-if ARGV[6] == '1' then redis.call('ZADD', KEYS[4], ARGV[8], KEYS[1])
-else redis.call('ZREM', KEYS[4], KEYS[1]) end
-if ARGV[7] == '1' then redis.call('ZADD', KEYS[5], ARGV[8], KEYS[1])
-else redis.call('ZREM', KEYS[5], KEYS[1]) end
+if ARGV[6] == '1' then redis.call('ZADD', KEYS[4], ARGV[8], id)
+else redis.call('ZREM', KEYS[4], id) end
+if ARGV[7] == '1' then redis.call('ZADD', KEYS[5], ARGV[8], id)
+else redis.call('ZREM', KEYS[5], id) end
 if #ARGV >= first then
   redis.call('PUBLISH', ARGV[9], 'E' .. table.concat(ARGV, '', first, #ARGV))
 end
 return 1
 """
 
-# KEYS: game, log, deadlines, waiting, live
-# ARGV: version, record, deadline|'', waiting 0|1, live 0|1, created_at
+# KEYS: game, log, deadlines, waiting, live (one shard: one slot)
+# ARGV: version, record, deadline|'', waiting 0|1, live 0|1, created_at, game id
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'rec', ARGV[2])
 redis.call('DEL', KEYS[2])
-if ARGV[3] ~= '' then redis.call('ZADD', KEYS[3], ARGV[3], KEYS[1]) end
-if ARGV[4] == '1' then redis.call('ZADD', KEYS[4], ARGV[6], KEYS[1]) end
-if ARGV[5] == '1' then redis.call('ZADD', KEYS[5], ARGV[6], KEYS[1]) end
+if ARGV[3] ~= '' then redis.call('ZADD', KEYS[3], ARGV[3], ARGV[7]) end
+if ARGV[4] == '1' then redis.call('ZADD', KEYS[4], ARGV[6], ARGV[7]) end
+if ARGV[5] == '1' then redis.call('ZADD', KEYS[5], ARGV[6], ARGV[7]) end
 return 1
 """
 
@@ -140,13 +226,19 @@ if since + 1 < oldest then return {v, false} end
 return {v, redis.call('LRANGE', KEYS[2], since + 1 - oldest, -1)}
 """
 
-# KEYS: deadlines.  ARGV: now, lease (ms), limit.  -> the claimed game keys
+# KEYS: one shard's deadlines.  ARGV: now, lease (ms), limit.  -> the claimed game ids
 _CLAIM = """
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
 local until_ = tonumber(ARGV[1]) + tonumber(ARGV[2])
 for _, key in ipairs(due) do redis.call('ZADD', KEYS[1], until_, key) end
 return due
 """
+
+# KEYS: any key of the clock's slot (it only routes the call).  -> {seconds, micros}
+_TIME = "return redis.call('TIME')"
+
+# KEYS: the game (it only routes the call to the game's master).  ARGV: channel, message
+_PUBLISH = "return redis.call('PUBLISH', ARGV[1], ARGV[2])"
 
 # KEYS: spectators.  ARGV: delta.  Never below zero.
 _SPECTATORS = """
@@ -164,6 +256,27 @@ def _unpack_all(payload: bytes) -> Iterable[Any]:
     unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
     unpacker.feed(payload)
     return unpacker
+
+
+def _record(stored: bytes) -> GameRecord:
+    return GameRecord.from_dict(msgpack.unpackb(stored, raw=False, strict_map_key=False))
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _newest_first(shards: list[list[tuple[bytes, float]]], limit: int) -> list[str]:
+    """Merge each shard's (id, created_at) newest-first lists into the ``limit`` newest.
+
+    Ties in the order ZREVRANGE gives within one sorted set: the greater id first.
+    """
+    merged = sorted(
+        (entry for shard in shards for entry in shard),
+        reverse=True,
+        key=lambda entry: (entry[1], entry[0]),
+    )
+    return [_text(game_id) for game_id, _ in merged[:limit]]
 
 
 def _listed(record: GameRecord) -> tuple[str, str]:
@@ -191,25 +304,40 @@ class RedisStore:
         self._keep = max(200, keep_events)  # the issue asks for at least the last 200
         self._prefix = prefix
         self._lease_ms = lease_ms
-        self._claim_limit = claim_limit
-        self._redis = aioredis.from_url(
-            url,
-            socket_timeout=timeout_s,
-            socket_connect_timeout=timeout_s,
+        # Per shard and call, so one call claims at most about ``claim_limit`` games.
+        self._claim_limit = max(1, -(-claim_limit // SHARDS))
+        node_url = cluster_url(url)
+        self.cluster = node_url is not None
+        connection: dict[str, Any] = {
+            "socket_timeout": timeout_s,
+            "socket_connect_timeout": timeout_s,
+            "health_check_interval": 30,
+        }
+        self._redis: Any
+        if node_url is not None:
+            # Two quick retries: enough to follow a MOVED after a failover; longer
+            # outages are the caller's to see (StoreUnavailable).
+            self._redis = RedisCluster.from_url(
+                node_url, retry=Retry(ExponentialBackoff(cap=0.1, base=0.01), 2), **connection
+            )
+        else:
             # One quick retry covers a dropped idle connection; longer outages are the
             # caller's to see (StoreUnavailable), not to sit out inside a request.
-            retry=Retry(ExponentialBackoff(cap=0.05, base=0.01), 1),
-            health_check_interval=30,
-        )
+            self._redis = aioredis.from_url(
+                url, retry=Retry(ExponentialBackoff(cap=0.05, base=0.01), 1), **connection
+            )
         self._commit = self._redis.register_script(_COMMIT)
         self._create = self._redis.register_script(_CREATE)
         self._events_since = self._redis.register_script(_EVENTS_SINCE)
         self._claim = self._redis.register_script(_CLAIM)
         self._spectators = self._redis.register_script(_SPECTATORS)
-        self._deadlines = f"{prefix}:{{kondavo}}:deadlines"
-        self._waiting = f"{prefix}:{{kondavo}}:waiting"
-        self._live = f"{prefix}:{{kondavo}}:live"
-        self._subscriber = _Subscriber(url, self._channel, self._dispatch, timeout_s)
+        self._time = self._redis.register_script(_TIME)
+        self._publish = self._redis.register_script(_PUBLISH)
+        self._clock_key = f"{prefix}:{{{shard_tag(0)}}}:clock"
+        self._shards = [shard_keys(shard, prefix) for shard in range(SHARDS)]
+        self._subscriber = _Subscriber(
+            node_url or url, self._channel, self._dispatch, timeout_s, self._other_nodes
+        )
         self._listeners: dict[str, list[Listener]] = {}
         # the clock: Redis TIME at one local monotonic instant
         self._resync_s = clock_resync_s
@@ -220,31 +348,51 @@ class RedisStore:
 
     # --- keys -------------------------------------------------------------------------
 
-    def _game(self, game_id: str) -> str:
-        return f"{self._prefix}:{{{game_id}}}:game"
-
-    def _log(self, game_id: str) -> str:
-        return f"{self._prefix}:{{{game_id}}}:log"
+    def keys_of(self, game_id: str) -> GameKeys:
+        return keys_of(game_id, self._prefix)
 
     def _channel(self, game_id: str) -> str:
         return f"{self._prefix}:{{{game_id}}}:events"
 
-    def _spectator_key(self, game_id: str) -> str:
-        return f"{self._prefix}:{{{game_id}}}:spectators"
-
-    def _id_of(self, game_key: str | bytes) -> str:
-        key = game_key.decode() if isinstance(game_key, bytes) else game_key
-        return key[len(self._prefix) + 2 : key.rindex("}")]
-
-    async def _call(self, awaitable: Any) -> Any:
+    async def _call(self, awaitable: Awaitable[Any]) -> Any:
         try:
             return await awaitable
         except _UNAVAILABLE as exc:
             raise StoreUnavailable(f"redis: {type(exc).__name__}") from exc
         except ResponseError as exc:
-            if str(exc).startswith(("LOADING", "READONLY", "MASTERDOWN", "TRYAGAIN")):
+            if str(exc).startswith(
+                ("LOADING", "READONLY", "MASTERDOWN", "TRYAGAIN", "CLUSTERDOWN")
+            ):
                 raise StoreUnavailable(f"redis: {exc}") from exc
             raise
+
+    async def _on_every_shard(self, script: Any, keys: Any, args: list[Any]) -> list[Any]:
+        """Run ``script`` once per shard, on ``keys(shard)``: each run is in one slot.
+
+        A single Redis gets them as one pipeline; on a cluster they go to their
+        masters concurrently (redis-py's cluster pipeline would not load a script), and
+        the shards whose master is away are left out (what the others did is kept:
+        claimed timers are not dropped) unless every one is away.
+        """
+        if self.cluster:
+            runs = (self._call(script(keys=keys(shard), args=args)) for shard in range(SHARDS))
+            done = await asyncio.gather(*runs, return_exceptions=True)
+            for failed in done:
+                if isinstance(failed, BaseException) and not isinstance(failed, StoreUnavailable):
+                    raise failed
+            if all(isinstance(each, StoreUnavailable) for each in done):
+                raise done[0]
+            return [each for each in done if not isinstance(each, BaseException)]
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for shard in range(SHARDS):
+                await script(keys=keys(shard), args=args, client=pipe)
+            return list(await self._call(pipe.execute()))
+
+    def _other_nodes(self) -> list[tuple[str, int]]:
+        """The cluster's nodes, for the subscriber when the one in the URL is gone."""
+        if not self.cluster:
+            return []
+        return [(node.host, int(node.port)) for node in self._redis.get_nodes()]
 
     # --- the clock --------------------------------------------------------------------
 
@@ -268,10 +416,11 @@ class RedisStore:
 
     async def _sample_time(self) -> None:
         before = time.monotonic()
-        seconds, micros = await self._call(self._redis.time())
+        # A script keyed on one slot: on a cluster every node reads the same master's TIME.
+        seconds, micros = await self._call(self._time(keys=[self._clock_key]))
         after = time.monotonic()
         # TIME was read somewhere in the round trip; the midpoint bounds the error by half.
-        self._time_base = seconds * 1000 + micros / 1000
+        self._time_base = int(seconds) * 1000 + int(micros) / 1000
         self._time_mono = (before + after) / 2
 
     def _retry_clock_soon(self) -> None:
@@ -286,15 +435,10 @@ class RedisStore:
 
     async def create(self, record: GameRecord, deadline: int | None = None) -> bool:
         waiting, live = _listed(record)
+        keys = self.keys_of(record.id)
         created = await self._call(
             self._create(
-                keys=[
-                    self._game(record.id),
-                    self._log(record.id),
-                    self._deadlines,
-                    self._waiting,
-                    self._live,
-                ],
+                keys=[keys.game, keys.log, keys.deadlines, keys.waiting, keys.live],
                 args=[
                     record.version,
                     _pack(record.to_dict()),
@@ -302,16 +446,17 @@ class RedisStore:
                     waiting,
                     live,
                     record.created_at,
+                    record.id,
                 ],
             )
         )
         return bool(created)
 
     async def load(self, game_id: str) -> GameRecord | None:
-        stored = await self._call(self._redis.hget(self._game(game_id), "rec"))
+        stored = await self._call(self._redis.hget(self.keys_of(game_id).game, "rec"))
         if stored is None:
             return None
-        return GameRecord.from_dict(msgpack.unpackb(stored, raw=False, strict_map_key=False))
+        return _record(stored)
 
     async def commit(
         self,
@@ -322,15 +467,10 @@ class RedisStore:
         deadline: int | None,
     ) -> bool:
         waiting, live = _listed(record)
+        keys = self.keys_of(game_id)
         committed = await self._call(
             self._commit(
-                keys=[
-                    self._game(game_id),
-                    self._log(game_id),
-                    self._deadlines,
-                    self._waiting,
-                    self._live,
-                ],
+                keys=[keys.game, keys.log, keys.deadlines, keys.waiting, keys.live],
                 args=[
                     expected_version,
                     record.version,
@@ -341,6 +481,7 @@ class RedisStore:
                     live,
                     record.created_at,
                     self._channel(game_id),
+                    game_id,
                     *(_pack(event.to_dict()) for event in events),
                 ],
             )
@@ -348,9 +489,8 @@ class RedisStore:
         return bool(committed)
 
     async def events_since(self, game_id: str, version: int) -> list[RoomEvent] | None:
-        found = await self._call(
-            self._events_since(keys=[self._game(game_id), self._log(game_id)], args=[version])
-        )
+        keys = self.keys_of(game_id)
+        found = await self._call(self._events_since(keys=[keys.game, keys.log], args=[version]))
         if found is None or found[1] is None:
             return None
         events = [RoomEvent.from_dict(msgpack.unpackb(e, raw=False)) for e in found[1]]
@@ -360,48 +500,62 @@ class RedisStore:
         return events
 
     async def waiting_and_live(self, limit: int) -> tuple[list[GameRecord], list[GameRecord]]:
-        async def listed(key: str) -> list[GameRecord]:
-            ids = await self._call(self._redis.zrevrange(key, 0, limit - 1))
-            if not ids:
-                return []
-            async with self._redis.pipeline(transaction=False) as pipe:
-                for game_key in ids:
-                    pipe.hget(game_key, "rec")
-                stored = await self._call(pipe.execute())
-            return [
-                GameRecord.from_dict(msgpack.unpackb(s, raw=False, strict_map_key=False))
-                for s in stored
-                if s is not None
-            ]
+        """The newest ``limit`` of each list: the newest of every shard, merged.
 
-        return await listed(self._waiting), await listed(self._live)
+        Not one snapshot across shards (no listing is: games start and end meanwhile);
+        each game read is its stored record, and ones gone meanwhile are left out.
+        """
+        if limit <= 0:
+            return [], []
+        # One pipeline (per master, on a cluster): the newest of each shard's two lists.
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for _, waiting_key, live_key in self._shards:
+                pipe.zrevrange(waiting_key, 0, limit - 1, withscores=True)
+                pipe.zrevrange(live_key, 0, limit - 1, withscores=True)
+            listed = await self._call(pipe.execute())
+        waiting = _newest_first(listed[0::2], limit)
+        live = _newest_first(listed[1::2], limit)
+        if not waiting and not live:
+            return [], []
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for game_id in (*waiting, *live):
+                pipe.hget(self.keys_of(game_id).game, "rec")
+            stored = await self._call(pipe.execute())
+        records = [None if s is None else _record(s) for s in stored]
+        return (
+            [r for r in records[: len(waiting)] if r is not None],
+            [r for r in records[len(waiting) :] if r is not None],
+        )
 
     # --- spectators -------------------------------------------------------------------
 
     async def add_spectators(self, game_id: str, delta: int) -> int:
-        return int(
-            await self._call(self._spectators(keys=[self._spectator_key(game_id)], args=[delta]))
-        )
+        key = self.keys_of(game_id).spectators
+        return int(await self._call(self._spectators(keys=[key], args=[delta])))
 
     async def spectators(self, game_id: str) -> int:
-        return int(await self._call(self._redis.get(self._spectator_key(game_id))) or 0)
+        return int(await self._call(self._redis.get(self.keys_of(game_id).spectators)) or 0)
 
     # --- timers -----------------------------------------------------------------------
 
     async def due(self, now: int) -> list[str]:
         """Claim the games whose deadline has passed, for ``lease_ms``: one node gets each.
 
-        The Tick's commit sets the next deadline; if this node dies first, the lease
-        runs out and another node claims the game again.
+        One claim script per shard (each atomic in its slot). The Tick's commit sets the
+        next deadline; if this node dies first, the lease runs out and another node
+        claims the game again.
         """
-        claimed = await self._call(
-            self._claim(keys=[self._deadlines], args=[now, self._lease_ms, self._claim_limit])
+        claimed = await self._on_every_shard(
+            self._claim,
+            lambda shard: [self._shards[shard][0]],
+            [now, self._lease_ms, self._claim_limit],
         )
-        return [self._id_of(key) for key in claimed]
+        return [_text(game_id) for batch in claimed for game_id in batch]
 
     async def deadline_of(self, game_id: str) -> int | None:
         """The game's scheduled deadline (or lease), for tests and operators."""
-        score = await self._call(self._redis.zscore(self._deadlines, self._game(game_id)))
+        keys = self.keys_of(game_id)
+        score = await self._call(self._redis.zscore(keys.deadlines, game_id))
         return None if score is None else int(score)
 
     # --- channels ---------------------------------------------------------------------
@@ -427,8 +581,13 @@ class RedisStore:
                 await self._subscriber.unsubscribe(game_id)
 
     async def announce(self, game_id: str, notice: ServerMessage) -> None:
+        # Published by a script on the game's slot, like the commits: on a cluster the
+        # same master sends both, so a notice keeps its place among the game's events.
         await self._call(
-            self._redis.publish(self._channel(game_id), b"N" + _pack(notice.to_dict()))
+            self._publish(
+                keys=[self.keys_of(game_id).game],
+                args=[self._channel(game_id), b"N" + _pack(notice.to_dict())],
+            )
         )
 
     def subscribed(self) -> list[str]:
@@ -486,13 +645,24 @@ class _Subscriber:
 
     A plain socket with a hiredis reader rather than redis-py's ``PubSub``: that one
     reconnects silently, and a silent reconnect is exactly when listeners must learn
-    that events may have been lost.
+    that events may have been lost. On a cluster any node will do (PUBLISH reaches
+    them all): the one in the URL first, and when that fails the others it knows of
+    (``other_nodes``), in turn.
     """
 
-    def __init__(self, url: str, channel: Any, dispatch: Any, timeout_s: float):
+    def __init__(
+        self,
+        url: str,
+        channel: Any,
+        dispatch: Any,
+        timeout_s: float,
+        other_nodes: Any = list,
+    ):
         parsed = urlparse(url)
         self._host = parsed.hostname or "127.0.0.1"
         self._port = parsed.port or 6379
+        self._other_nodes = other_nodes  # () -> [(host, port)], empty off a cluster
+        self._attempt = 0
         self._tls = parsed.scheme == "rediss"
         self._username = unquote(parsed.username) if parsed.username else None
         self._password = unquote(parsed.password) if parsed.password else None
@@ -535,31 +705,41 @@ class _Subscriber:
         except (TimeoutError, OSError) as exc:
             raise StoreUnavailable("redis: pub/sub did not confirm") from exc
 
+    def _address(self) -> tuple[str, int]:
+        """The URL's node on the first attempt after a success, then the others in turn."""
+        seed = (self._host, self._port)
+        try:
+            candidates = [seed, *(n for n in self._other_nodes() if n != seed)]
+        except Exception:  # the cluster client's view is only a hint
+            candidates = [seed]
+        return candidates[self._attempt % len(candidates)]
+
     async def _run(self) -> None:
         backoff = 0.05
         while True:
-            reader: asyncio.StreamReader | None = None
             try:
-                reader, self._writer = await asyncio.wait_for(
+                host, port = self._address()
+                self._attempt += 1
+                reader, writer = await asyncio.wait_for(
                     asyncio.open_connection(
-                        self._host,
-                        self._port,
+                        host,
+                        port,
                         ssl=ssl.create_default_context() if self._tls else None,
                     ),
                     self._timeout,
                 )
+                self._writer = writer
                 parser = hiredis.Reader()
                 await self._handshake(reader, parser)
                 # Read the games and mark the connection ready with no await in between,
                 # so a game subscribed meanwhile is either in this list or sent itself.
                 games = list(self.games())
                 if games:
-                    self._writer.write(
-                        _resp(b"SUBSCRIBE", *(self._channel(g).encode() for g in games))
-                    )
+                    writer.write(_resp(b"SUBSCRIBE", *(self._channel(g).encode() for g in games)))
                 self.connects += 1
+                self._attempt = 0
                 self._ready.set()
-                await self._writer.drain()
+                await writer.drain()
                 if self.connects > 1:
                     log.warning("redis pub/sub re-established; resyncing %d games", len(games))
                     self._dispatch(None, None)

@@ -7,6 +7,7 @@ what was written (``restart``).
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -38,6 +39,10 @@ class RedisServer:
 
     def client(self) -> redis.Redis:
         return redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=5)
+
+    def clients(self) -> list[redis.Redis]:
+        """A client per server: just the one."""
+        return [self.client()]
 
     def start(self) -> RedisServer:
         persistence = (
@@ -98,3 +103,138 @@ def redis_server_or_skip(persistent: bool = False) -> RedisServer:
     if not shutil.which("redis-server") and not shutil.os.path.exists(REDIS_SERVER):
         pytest.skip("redis-server is not installed (.ci/run installs it)")
     return RedisServer(persistent).start()
+
+
+REDIS_CLI = shutil.which("redis-cli") or "/usr/bin/redis-cli"
+
+
+class RedisClusterServers:
+    """A private Redis Cluster: three masters (no replicas) on free loopback ports.
+
+    Each ``redis-server --cluster-enabled yes`` keeps its node file in one temporary
+    directory; ``redis-cli --cluster create`` hands out the 16384 slots, and ``start``
+    waits until every node reports ``cluster_state:ok``.
+    """
+
+    def __init__(self, masters: int = 3):
+        self.ports = [free_port() for _ in range(masters)]
+        # The cluster bus of each node; named, since the default (port + 10000) may be
+        # above 65535 or taken.
+        self.bus_ports = [free_port() for _ in range(masters)]
+        self.dir = tempfile.mkdtemp(prefix="kondavo-redis-cluster-")
+        self.processes: list[subprocess.Popen[bytes]] = []
+
+    @property
+    def url(self) -> str:
+        return f"redis+cluster://127.0.0.1:{self.ports[0]}"
+
+    def client(self, port: int | None = None) -> redis.Redis:
+        return redis.Redis(host="127.0.0.1", port=port or self.ports[0], socket_timeout=5)
+
+    def clients(self) -> list[redis.Redis]:
+        """A plain client per master (for CLIENT KILL and the like)."""
+        return [self.client(port) for port in self.ports]
+
+    def cluster_client(self) -> redis.RedisCluster:
+        return redis.RedisCluster(host="127.0.0.1", port=self.ports[0], socket_timeout=5)
+
+    def start(self) -> RedisClusterServers:
+        for port, bus_port in zip(self.ports, self.bus_ports, strict=True):
+            self.processes.append(
+                subprocess.Popen(
+                    [
+                        REDIS_SERVER,
+                        "--port",
+                        str(port),
+                        "--bind",
+                        "127.0.0.1",
+                        "--dir",
+                        self.dir,
+                        "--cluster-enabled",
+                        "yes",
+                        "--cluster-port",
+                        str(bus_port),
+                        "--cluster-config-file",
+                        f"nodes-{port}.conf",
+                        "--cluster-node-timeout",
+                        "2000",
+                        "--save",
+                        "",
+                        "--appendonly",
+                        "no",
+                        "--loglevel",
+                        "warning",
+                        "--logfile",
+                        f"redis-{port}.log",
+                    ],  # fmt: skip
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+        for port, process in zip(self.ports, self.processes, strict=True):
+            try:
+                _wait_for_ping(self.client(port), process)
+            except RuntimeError:
+                with open(os.path.join(self.dir, f"redis-{port}.log")) as logged:
+                    raise RuntimeError(f"redis-server on {port}: {logged.read()[-2000:]}") from None
+        subprocess.run(
+            [
+                REDIS_CLI,
+                "--cluster",
+                "create",
+                *(f"127.0.0.1:{port}" for port in self.ports),
+                "--cluster-replicas",
+                "0",
+                "--cluster-yes",
+            ],  # fmt: skip
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=30,
+        )
+        deadline = time.monotonic() + 20
+        while not all(
+            b"cluster_state:ok" in self.client(port).execute_command("CLUSTER", "INFO")
+            for port in self.ports
+        ):
+            if time.monotonic() > deadline:
+                raise RuntimeError("redis cluster did not reach cluster_state:ok")
+            time.sleep(0.05)
+        return self
+
+    def flushall(self) -> None:
+        for port in self.ports:
+            self.client(port).flushall()
+
+    def cleanup(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        self.processes.clear()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _wait_for_ping(client: redis.Redis, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            if client.ping():
+                return
+        except redis.exceptions.RedisError:
+            pass
+        if time.monotonic() > deadline or process.poll() is not None:
+            raise RuntimeError("redis-server did not start")
+        time.sleep(0.02)
+
+
+def redis_cluster_or_skip() -> RedisClusterServers:
+    for tool in (REDIS_SERVER, REDIS_CLI):
+        if not shutil.os.path.exists(tool):
+            pytest.skip(f"{tool} is not installed (.ci/run installs redis-server)")
+    return RedisClusterServers().start()

@@ -3,6 +3,7 @@
 Each node is ``python -m server`` with its own KONDAVO_PORT and the same
 KONDAVO_REDIS_URL, on loopback; the Redis is this module's own ``redis-server``
 (AOF on, never the system's). Players and spectators are spread over both nodes.
+The last test does the same on this module's own three-master Redis Cluster.
 """
 
 from __future__ import annotations
@@ -20,10 +21,17 @@ from pathlib import Path
 
 import msgpack
 import pytest
-from redis_server import RedisServer, free_port, redis_server_or_skip
+from redis_server import (
+    RedisClusterServers,
+    RedisServer,
+    free_port,
+    redis_cluster_or_skip,
+    redis_server_or_skip,
+)
 
 from protocol import messages as m
 from protocol.client import CommandRefused, GameConnection, Kondavo
+from server.store.redis import keys_of
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -48,8 +56,10 @@ class Node:
             KONDAVO_PORT=str(self.port),
             KONDAVO_TICK_S="0.05",
             KONDAVO_CLAIM_AFTER_S="60",
-            KONDAVO_MESSAGES_PER_S="100000",
-            KONDAVO_MESSAGE_BURST="100000",
+            KONDAVO_PLAYER_MESSAGES="1000000",
+            KONDAVO_SPECTATOR_MESSAGES="1000000",
+            KONDAVO_SOCKETS_PER_IP="0",
+            KONDAVO_GAMES_PER_IP="0",
             PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
         )
         self.process = subprocess.Popen(
@@ -373,9 +383,55 @@ async def test_a_flag_falls_exactly_once_with_both_nodes_up_and_no_socket_connec
         await asyncio.sleep(0.05)
     assert state["status"] == "finished" and state["reason"] == "timeout"
     await asyncio.sleep(0.5)  # time for a second node to tick it, if it were going to
-    redis = redis_server.client()
-    log = redis.lrange(f"kondavo:{{{white.game}}}:log", 0, -1)
+    assert_fell_once(redis_server.client(), white.game)
+
+
+def assert_fell_once(redis, game: str) -> None:
+    """The stored log has one ``over`` (a timeout), and no deadline is left."""
+    keys = keys_of(game)
+    log = redis.lrange(keys.log, 0, -1)
     kinds = [msgpack.unpackb(entry)["message"]["t"] for entry in log]
     assert kinds.count("over") == 1
-    game_key = f"kondavo:{{{white.game}}}:game"
-    assert redis.zscore("kondavo:{kondavo}:deadlines", game_key) is None
+    assert redis.zscore(keys.deadlines, game) is None
+
+
+# --- Redis Cluster ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def redis_cluster() -> Iterator[RedisClusterServers]:
+    cluster = redis_cluster_or_skip()
+    try:
+        yield cluster
+    finally:
+        cluster.cleanup()
+
+
+async def test_two_nodes_on_a_redis_cluster_play_relay_and_let_a_flag_fall_once(redis_cluster):
+    """KONDAVO_REDIS_URL=redis+cluster://...: a game, a spectator, then a lone flag."""
+    nodes = [Node(redis_cluster.url).start(), Node(redis_cluster.url).start()]
+    try:
+        one, two, white, black = await game_on_both_nodes(
+            nodes, clock={"initial_s": 1, "increment_s": 0}
+        )
+        async with (
+            one.connect(white) as a,
+            two.connect(black) as b,
+            one.connect(white.game) as watcher,
+        ):
+            await asyncio.gather(a.play(pick, max_moves=2), b.play(pick, max_moves=2))
+            await converge([a, b, watcher], two, white.game)
+            assert_in_order_once(watcher)
+            assert len(watcher.moves) == 4
+        # Nobody connected: white's clock (under a second left) runs out on its own.
+        for _ in range(100):
+            state = await two.game(white.game)
+            if state["status"] == "finished":
+                break
+            await asyncio.sleep(0.05)
+        assert state["status"] == "finished" and state["reason"] == "timeout"
+        await asyncio.sleep(0.3)  # time for the other node to tick it, if it were going to
+        assert_fell_once(redis_cluster.cluster_client(), white.game)
+    finally:
+        for node in nodes:
+            node.stop()

@@ -1,7 +1,9 @@
-"""The store contract, run against every store: ``MemoryStore`` and ``RedisStore``.
+"""The store contract, run against every store: ``MemoryStore``, ``RedisStore`` on one
+Redis, and ``RedisStore`` on a Redis Cluster.
 
-The Redis half uses a private ``redis-server`` this module starts on a free port
-(never the system's Redis), flushed before each test.
+The Redis runs use a private ``redis-server`` this module starts on a free port, and a
+private three-master cluster on three more (never the system's Redis), flushed before
+each test.
 """
 
 from __future__ import annotations
@@ -10,14 +12,20 @@ import asyncio
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
-from redis_server import RedisServer, free_port, redis_server_or_skip
+from redis_server import (
+    RedisClusterServers,
+    RedisServer,
+    free_port,
+    redis_cluster_or_skip,
+    redis_server_or_skip,
+)
 
 from protocol import messages as m
 from server import room
 from server.commands import Chat, Join, PlayMove, Tick
 from server.games import Games
 from server.store import MemoryStore
-from server.store.redis import RESYNC, RedisStore, StoreUnavailable
+from server.store.redis import RESYNC, SHARDS, RedisStore, StoreUnavailable, shard_of
 
 T0 = 1_000_000
 
@@ -31,14 +39,36 @@ def redis_server() -> Iterator[RedisServer]:
         server.cleanup()
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(scope="module")
+def redis_cluster() -> Iterator[RedisClusterServers]:
+    cluster = redis_cluster_or_skip()
+    try:
+        yield cluster
+    finally:
+        cluster.cleanup()
+
+
+def fresh_redis(request: pytest.FixtureRequest, kind: str) -> RedisServer | RedisClusterServers:
+    """This module's Redis (``redis``) or cluster (``cluster``), emptied."""
+    if kind == "cluster":
+        cluster: RedisClusterServers = request.getfixturevalue("redis_cluster")
+        cluster.flushall()
+        return cluster
+    server: RedisServer = request.getfixturevalue("redis_server")
+    server.client().flushall()
+    return server
+
+
+def fresh_redis_url(request: pytest.FixtureRequest, kind: str) -> str:
+    return fresh_redis(request, kind).url
+
+
+@pytest.fixture(params=["memory", "redis", "cluster"])
 async def store(request: pytest.FixtureRequest) -> AsyncIterator[MemoryStore | RedisStore]:
     if request.param == "memory":
         made: MemoryStore | RedisStore = MemoryStore(keep_events=200)
     else:
-        server: RedisServer = request.getfixturevalue("redis_server")
-        server.client().flushall()
-        made = RedisStore(server.url, keep_events=200, lease_ms=500)
+        made = RedisStore(fresh_redis_url(request, request.param), keep_events=200, lease_ms=500)
         await made.start()
     try:
         yield made
@@ -46,10 +76,19 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[MemoryStore | R
         await made.close()
 
 
+@pytest.fixture(params=["redis", "cluster"])
+def redis(request: pytest.FixtureRequest) -> RedisServer | RedisClusterServers:
+    return fresh_redis(request, request.param)
+
+
 @pytest.fixture
-async def redis_store(redis_server: RedisServer) -> AsyncIterator[RedisStore]:
-    redis_server.client().flushall()
-    made = RedisStore(redis_server.url, keep_events=200, lease_ms=300)
+def redis_url(redis: RedisServer | RedisClusterServers) -> str:
+    return redis.url
+
+
+@pytest.fixture
+async def redis_store(redis_url: str) -> AsyncIterator[RedisStore]:
+    made = RedisStore(redis_url, keep_events=200, lease_ms=300)
     await made.start()
     try:
         yield made
@@ -263,8 +302,8 @@ async def test_a_claimed_timer_comes_back_when_its_lease_runs_out(redis_store):
     assert await redis_store.due(T0 + 300) == ["g1"]
 
 
-async def test_a_flag_falls_once_with_several_nodes_ticking(redis_server):
-    stores = [RedisStore(redis_server.url, lease_ms=300) for _ in range(3)]
+async def test_a_flag_falls_once_with_several_nodes_ticking(redis_url):
+    stores = [RedisStore(redis_url, lease_ms=300) for _ in range(3)]
     for each in stores:
         await each.start()
     try:
@@ -315,14 +354,15 @@ def _first_legal(record) -> str:
     return str(next(iter(game.legal_moves())))
 
 
-async def test_killed_pubsub_connections_come_back_and_listeners_resync(redis_server, redis_store):
+async def test_killed_pubsub_connections_come_back_and_listeners_resync(redis, redis_store):
     await redis_store.create(fresh_record())
     heard: list = []
     await redis_store.subscribe("g1", lambda g, i: heard.append(i))
     games = Games(redis_store)
     await games.run("g1", Chat("white", "before"))
     await heard_until(heard, 1)
-    redis_server.client().client_kill_filter(_type="pubsub")
+    # On a cluster the subscriber is on one of the masters: kill it wherever it is.
+    assert sum(each.client_kill_filter(_type="pubsub") for each in redis.clients()) == 1
     await heard_until(heard, 2)
     assert heard[1] is RESYNC
     await games.run("g1", Chat("white", "after"))  # the channel works again
@@ -366,3 +406,58 @@ async def test_a_restarted_redis_is_found_again_without_a_new_store():
         await store.close()
     finally:
         server.cleanup()
+
+
+# --- the key layout, and Redis Cluster only ---------------------------------------------
+
+
+def test_every_key_of_a_game_and_its_shard_indexes_share_one_slot():
+    from redis.crc import key_slot
+
+    from server.store.redis import keys_of
+
+    for game_id in ("g1", "abcDEF-_12", "x" * 40, "{odd}id"):
+        slots = {key_slot(key.encode()) for key in keys_of(game_id)}
+        assert len(slots) == 1, (game_id, keys_of(game_id))
+
+
+def test_the_shard_of_a_game_never_changes():
+    """Part of the stored key layout: a live site finds its games only if this holds."""
+    from server.store.redis import keys_of
+
+    assert SHARDS == 16
+    assert [shard_of(g) for g in ("g1", "g2", "abcDEF-_12")] == [5, 15, 2]
+    assert keys_of("g1").game == "kondavo:{s3266}:game:g1"
+
+
+async def test_games_on_a_cluster_are_spread_over_every_master(redis_cluster):
+    redis_cluster.flushall()
+    store = RedisStore(redis_cluster.url)
+    await store.start()
+    try:
+        for i in range(40):
+            assert await store.create(fresh_record(f"g{i}", opponent="open"))
+        assert len({shard_of(f"g{i}") for i in range(40)}) >= 12
+        held = [each.dbsize() for each in redis_cluster.clients()]
+        assert all(count > 0 for count in held), held
+        waiting, _ = await store.waiting_and_live(100)
+        assert sorted(r.id for r in waiting) == sorted(f"g{i}" for i in range(40))
+    finally:
+        await store.close()
+
+
+async def test_the_subscriber_falls_back_to_another_cluster_node(redis_cluster):
+    """The node named in the URL is unreachable for pub/sub: any other one will do."""
+    redis_cluster.flushall()
+    store = RedisStore(redis_cluster.url, timeout_s=0.5)
+    store._subscriber._port = free_port()  # nothing listens there
+    await store.start()
+    try:
+        await store.create(fresh_record())
+        heard: list = []
+        await store.subscribe("g1", lambda g, i: heard.append(i))
+        await Games(store).run("g1", Chat("white", "hello"))
+        await heard_until(heard, 1)
+        assert heard[0].v == 1
+    finally:
+        await store.close()
