@@ -195,11 +195,18 @@ def _precedence_key(t: Tables, seq: Sequence, kings: int) -> tuple:
 
 def apply_precedence(t: Tables, seqs: list[Sequence], kings: int) -> list[Sequence]:
     """Keep only the sequences the capture-choice rule allows."""
-    if not t.precedence or len(seqs) < 2:
+    criteria = t.precedence
+    if not criteria or len(seqs) < 2:
         return seqs
-    if t.precedence == ("pieces",):
+    if criteria[0] == "pieces":
         most = max(len(s[1]) for s in seqs)
-        return [s for s in seqs if len(s[1]) == most]
+        seqs = [s for s in seqs if len(s[1]) == most]
+        criteria = criteria[1:]
+        if not criteria or len(seqs) < 2:
+            return seqs
+    # The other criteria all look at kings: with no king capturing or captured they tie.
+    if not any(s[3] for s in seqs) and not any(kings & (1 << c) for s in seqs for c in s[1]):
+        return seqs
     keys = [_precedence_key(t, s, kings) for s in seqs]
     best = max(keys)
     return [s for s, k in zip(seqs, keys, strict=True) if k == best]
