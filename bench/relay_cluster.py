@@ -97,8 +97,10 @@ def start_node(redis_url: str) -> tuple[str, subprocess.Popen[bytes]]:
         KONDAVO_REDIS_URL=redis_url,
         KONDAVO_HOST="127.0.0.1",
         KONDAVO_PORT=str(port),
-        KONDAVO_MESSAGES_PER_S="100000",
-        KONDAVO_MESSAGE_BURST="100000",
+        KONDAVO_PLAYER_MESSAGES="1000000",
+        KONDAVO_SPECTATOR_MESSAGES="1000000",
+        KONDAVO_SOCKETS_PER_IP="0",
+        KONDAVO_GAMES_PER_IP="0",
         PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
     )
     process = subprocess.Popen(

@@ -1,6 +1,6 @@
 // The HTTP API (JSON): create a game, take a seat, fetch a PDN. Errors carry the
 // server's code; the page words them.
-import { playerId } from "./seats.js";
+import { playerId, rememberPublicId } from "./seats.js";
 
 export class ApiError extends Error {
   constructor(code, message) {
@@ -35,12 +35,20 @@ export const api = {
    * options: {variant, clock: {initial_s, increment_s} | null, color, opponent, level}
    * -> {id, url, seat: {side, token}, invite_url?}
    */
-  createGame(options) {
-    return request("POST", "/api/games", { ...options, player: playerId() });
+  async createGame(options) {
+    const answer = await request("POST", "/api/games", { ...options, player: playerId() });
+    if (answer?.player) rememberPublicId(answer.player);
+    return answer;
   },
   /** Take the free seat (with the invite secret for a friend's game) -> {id, url, seat}. */
-  join(game, invite = null) {
-    return request("POST", `/api/games/${encodeURIComponent(game)}/join`, { invite, player: playerId() });
+  async join(game, invite = null) {
+    const answer = await request("POST", `/api/games/${encodeURIComponent(game)}/join`, { invite, player: playerId() });
+    if (answer?.player) rememberPublicId(answer.player);
+    return answer;
+  },
+  /** The rule set's leaderboard -> {variant, players: [{rank, player, name, rating, rd, games, provisional}]}. */
+  ratings(variant) {
+    return request("GET", `/api/ratings/${encodeURIComponent(variant)}`);
   },
   pdn(game) {
     return request("GET", `/api/games/${encodeURIComponent(game)}/pdn`);

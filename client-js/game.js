@@ -66,6 +66,7 @@ class GamePage {
       state: (msg) => this.onState(msg),
       moved: (msg) => this.onMoved(msg),
       joined: (msg) => this.onJoined(msg),
+      rated: (msg) => this.onRated(msg),
       presence: (msg) => this.patchPlayer(msg.side, { present: msg.present }),
       claimable: (msg) => this.update({ claimable: msg.by === this.state.you || this.state.claimable }),
       draw_offered: (msg) => { this.update({ draw_offer: msg.by }); sound.play("notify"); },
@@ -172,13 +173,28 @@ class GamePage {
   }
 
   onJoined(msg) {
-    this.patchPlayer(msg.side, { name: msg.name, present: true }, false);
+    this.patchPlayer(msg.side, { name: msg.name, present: true, rating: msg.rating, provisional: msg.provisional }, false);
     this.state.status = "playing";
     this.state.side_to_move = msg.side_to_move;
     // The event lists the side to move's moves; only that seat may use them.
     this.state.legal = this.state.you === msg.side_to_move ? msg.legal : [];
     sound.play("notify");
     this.render();
+  }
+
+  onRated(msg) {
+    // The result reached both ratings: show each side's new rating and its change.
+    for (const [side, change] of Object.entries(msg.ratings ?? {})) {
+      this.patchPlayer(side, { rating: change.after, provisional: change.provisional, ratingDiff: change.diff }, false);
+    }
+    this.render();
+  }
+
+  ratingText(p) {
+    if (!p || p.rating === null || p.rating === undefined) return null;
+    const diff = p.ratingDiff;
+    const change = diff === undefined ? "" : ` ${diff >= 0 ? "+" : "−"}${Math.abs(diff)}`;
+    return `${p.rating}${p.provisional ? "?" : ""}${change}`;
   }
 
   onOver(msg) {
@@ -395,6 +411,7 @@ class GamePage {
       replace(bar,
         h("span", { class: `dot ${side}`, title: t(`colours.${side}`) }),
         h("span", { class: "name" }, this.playerName(side)),
+        this.ratingText(p) ? h("span", { class: "rating", "data-rating": side, title: t("game.rating") }, this.ratingText(p)) : null,
         s.you === side ? h("span", { class: "meta" }, `(${t("game.you")})`) : null,
         p && p.present === false && s.status === "playing" ? h("span", { class: "meta away" }, "⚠") : null,
         s.clocks ? h("span", { class: "clock", "data-clock": side }) : null);
@@ -456,6 +473,7 @@ class GamePage {
       parts.push(h("p", { class: "notice turn" }, t("game.spectating"), " ",
         t("game.to_move", { colour: t(`colours.${s.side_to_move}`) })));
     }
+    if (s.rated) parts.push(h("p", { class: "notice rated" }, t("game.rated")));
     replace(this.el.notice, parts);
   }
 

@@ -33,6 +33,7 @@ function loadChoices() {
     colour: COLOURS.includes(saved.colour) ? saved.colour : "random",
     opponent: OPPONENTS.includes(saved.opponent) ? saved.opponent : "friend",
     level: Number.isInteger(saved.level) && saved.level >= 1 && saved.level <= 8 ? saved.level : 3,
+    rated: saved.rated === true,
   };
 }
 
@@ -68,6 +69,7 @@ export function mount(root) {
         color: choices.colour,
         opponent: choices.opponent === "lobby" ? "open" : choices.opponent,
         level: choices.opponent === "computer" ? choices.level : null,
+        rated: choices.rated,
       });
       rememberSeat(game.id, { token: game.seat.token, side: game.seat.side, invite_url: game.invite_url ?? null });
       location.assign(`/g/${encodeURIComponent(game.id)}`);
@@ -98,6 +100,10 @@ export function mount(root) {
       ? h("div", { class: "level pills" }, h("span", {}, `${t("home.level")}:`),
         [1, 2, 3, 4, 5, 6, 7, 8].map((n) => radio("level", String(n), choices.level === n, String(n))))
       : null;
+    const ratedBox = h("input", { type: "checkbox", name: "rated", checked: choices.rated });
+    ratedBox.addEventListener("change", () => choose("rated", ratedBox.checked));
+    const rated = h("label", { class: "rated-choice", "data-choice": "rated" }, ratedBox, " ", t("home.rated"),
+      h("span", { class: "line" }, ` — ${t("home.rated_hint")} `, h("a", { href: `/ratings/${choices.variant}` }, t("home.ratings_link"))));
     const playButton = h("button", { type: "button", class: "primary play", disabled: busy, onclick: play },
       busy ? t("home.creating") : t("home.play"));
     replace(root,
@@ -107,7 +113,7 @@ export function mount(root) {
           h("h2", {}, t("home.variant")), variants,
           h("h2", {}, t("home.clock")), clocks,
           h("h2", {}, t("home.colour")), colours,
-          h("h2", {}, t("home.opponent")), opponents, level,
+          h("h2", {}, t("home.opponent")), opponents, level, rated,
           h("div", { class: "play-row" }, playButton, error ? h("span", { class: "error" }, error) : null)),
         lobbyBox));
     lobby.render();

@@ -64,7 +64,9 @@ export class Lobby {
           h("td", {}, t(`variants.${game.variant}.name`)),
           h("td", {}, clockText(game.clock)),
           h("td", {}, game.creator?.name || t("lobby.anonymous"),
-            side ? ` (${t(`colours.${side}`)})` : ""),
+            ratingText(game.creator) ? h("span", { class: "rating" }, ` ${ratingText(game.creator)}`) : null,
+            side ? ` (${t(`colours.${side}`)})` : "",
+            game.rated ? h("span", { class: "meta rated" }, ` · ${t("lobby.rated")}`) : null),
           h("td", {}, mine
             ? h("a", { href: `/g/${encodeURIComponent(game.id)}` }, t("lobby.yours"))
             : h("button", { type: "button", class: "join primary", onclick: () => this.join(game.id) }, t("lobby.join"))));
@@ -78,10 +80,23 @@ export class Lobby {
         h("tr", { "data-game": game.id },
           h("td", {}, t(`variants.${game.variant}.name`)),
           h("td", {}, clockText(game.clock)),
-          h("td", {}, `${game.players?.white || t("lobby.anonymous")} ${t("lobby.vs")} ${game.players?.black || t("lobby.anonymous")}`),
+          h("td", {}, `${livePlayer(game, "white")} ${t("lobby.vs")} ${livePlayer(game, "black")}`,
+            game.rated ? h("span", { class: "meta rated" }, ` · ${t("lobby.rated")}`) : null),
           h("td", {}, h("a", { class: "watch", href: `/g/${encodeURIComponent(game.id)}` }, t("lobby.watch"))))))));
     }
     if (this.error) parts.push(h("p", { class: "error" }, this.error));
     replace(this.root, parts);
   }
+}
+
+/** "1623" or "1500?" (provisional) for a {rating, provisional} entry, else null. */
+function ratingText(entry) {
+  if (!entry || entry.rating === null || entry.rating === undefined) return null;
+  return `${entry.rating}${entry.provisional ? "?" : ""}`;
+}
+
+function livePlayer(game, side) {
+  const name = game.players?.[side] || t("lobby.anonymous");
+  const rating = ratingText(game.ratings?.[side]);
+  return rating ? `${name} (${rating})` : name;
 }

@@ -7,6 +7,7 @@ const ROUTES = [
   [/^\/$/, () => import("./home.js"), () => ({})],
   [/^\/g\/([A-Za-z0-9_-]+)\/?$/, () => import("./game.js"), (m) => ({ id: m[1] })],
   [/^\/rules\/?([a-z]*)\/?$/, () => import("./rules.js"), (m) => ({ variant: m[1] || null })],
+  [/^\/ratings\/?([a-z]*)\/?$/, () => import("./ratings.js"), (m) => ({ variant: m[1] || null })],
 ];
 
 const top = document.getElementById("top");
@@ -24,7 +25,7 @@ function renderHeader() {
     }, code.toUpperCase())));
   replace(top,
     h("a", { class: "brand", href: "/" }, h("img", { src: "/static/favicon.svg", alt: "" }), t("site.name")),
-    h("nav", {}, h("a", { href: "/rules" }, t("site.rules"))),
+    h("nav", {}, h("a", { href: "/rules" }, t("site.rules")), " ", h("a", { href: "/ratings" }, t("site.ratings"))),
     switcher);
 }
 

@@ -37,12 +37,13 @@ export const SERVER_MESSAGES = {
   draw_lapsed: ["v", "by"],
   draw_offered: ["v", "by"],
   error: ["code", "message", "ack"],
-  joined: ["v", "side", "name", "side_to_move", "legal"],
+  joined: ["v", "side", "name", "side_to_move", "legal", "rating", "provisional"],
   lobby: ["open", "live"],
   moved: ["v", "ply", "by", "notation", "path", "captured", "fen", "side_to_move", "pieces", "legal", "clocks"],
   over: ["v", "result", "reason", "clocks"],
   pong: ["n", "now"],
   presence: ["v", "side", "present"],
+  rated: ["v", "ratings"],
   rematch: ["v", "game"],
   rematch_declined: ["v", "by"],
   rematch_offered: ["v", "by"],
@@ -53,7 +54,7 @@ export const SERVER_MESSAGES = {
     "v", "game", "variant", "variant_name", "board", "you", "status", "players", "start_fen",
     "fen", "side_to_move", "pieces", "moves", "legal", "clock", "clocks", "result", "reason",
     "draw_offer", "rematch_offer", "rematch", "claimable", "spectators", "chat", "now", "proto",
-    "last",
+    "last", "rated",
   ],
 };
 
@@ -61,6 +62,7 @@ export const SERVER_MESSAGES = {
 export const EVENTS = new Set([
   "state", "moved", "joined", "presence", "claimable", "draw_offered", "draw_declined",
   "draw_lapsed", "rematch_offered", "rematch_declined", "rematch", "over", "chat", "skip",
+  "rated",
 ]);
 
 export const ERROR_CODES = [
@@ -73,7 +75,7 @@ export const ERROR_CODES = [
   "game/over", "game/not_over", "draw/already_offered", "draw/no_offer", "draw/too_soon",
   "rematch/already_offered", "rematch/no_offer", "rematch/done", "rematch/no_opponent",
   "abort/too_late", "claim/opponent_present", "claim/too_early", "claim/no_clock",
-  "chat/empty", "chat/too_long",
+  "chat/empty", "chat/too_long", "chat/duplicate", "rated/no_player", "rated/same_player",
   "api/bad_json", "api/bad_field", "api/bad_variant", "api/bad_clock", "api/bad_fen",
   "computer/unavailable", "server/busy", "server/error",
 ];
@@ -81,6 +83,7 @@ export const ERROR_CODES = [
 export const CLOSE_CODES = {
   NORMAL: 1000,
   GOING_AWAY: 1001,
+  POLICY: 1008,
   TOO_LARGE: 1009,
   SERVER_ERROR: 1011,
   NO_HELLO: 4001,

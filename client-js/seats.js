@@ -36,3 +36,14 @@ export function playerId() {
   }
   return id;
 }
+
+const PUBLIC_KEY = "kondavo.public";
+
+/** The public id the server shows for this browser (ratings are listed under it). */
+export function publicId() {
+  return localStorage.getItem(PUBLIC_KEY);
+}
+
+export function rememberPublicId(id) {
+  if (typeof id === "string" && id) localStorage.setItem(PUBLIC_KEY, id);
+}

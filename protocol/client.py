@@ -125,9 +125,15 @@ class Kondavo:
         return self._ticket(await self.request("POST", "/api/games", options))
 
     async def join(
-        self, game: str, invite: str | None = None, name: str | None = None
+        self,
+        game: str,
+        invite: str | None = None,
+        name: str | None = None,
+        player: str | None = None,
     ) -> SeatTicket:
-        body = {k: v for k, v in {"invite": invite, "name": name}.items() if v is not None}
+        """``POST /api/games/{id}/join``; ``player``: this client's secret player id."""
+        fields = {"invite": invite, "name": name, "player": player}
+        body = {k: v for k, v in fields.items() if v is not None}
         return self._ticket(await self.request("POST", f"/api/games/{quote(game)}/join", body))
 
     async def game(self, game: str) -> dict[str, Any]:

@@ -85,6 +85,9 @@ class ErrorCode(enum.StrEnum):
     CLAIM_NO_CLOCK = "claim/no_clock"
     CHAT_EMPTY = "chat/empty"
     CHAT_TOO_LONG = "chat/too_long"
+    CHAT_DUPLICATE = "chat/duplicate"
+    RATED_NO_PLAYER = "rated/no_player"
+    RATED_SAME_PLAYER = "rated/same_player"
     # HTTP API
     API_BAD_JSON = "api/bad_json"
     API_BAD_FIELD = "api/bad_field"
@@ -102,7 +105,8 @@ class CloseCode(enum.IntEnum):
 
     NORMAL = 1000
     GOING_AWAY = 1001  # the server is shutting down
-    TOO_LARGE = 1009  # beyond the transport's hard frame limit
+    POLICY = 1008  # more messages than the socket's budget allows
+    TOO_LARGE = 1009  # a frame beyond MAX_FRAME_BYTES
     SERVER_ERROR = 1011
     NO_HELLO = 4001  # the first message was not a hello, or none came in time
     UNSUPPORTED_VERSION = 4002
@@ -300,6 +304,7 @@ class State(Event):
     proto: int = PROTOCOL_VERSION
     # The last move played, to highlight it: {"path": [label...], "captured": [label...]}.
     last: dict[str, Any] | None = None
+    rated: bool = False  # the result changes both players' ratings (GET /api/ratings/...)
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,6 +333,8 @@ class Joined(Event):
     name: str | None = None
     side_to_move: Side = "white"
     legal: list[dict[str, Any]] = field(default_factory=list)
+    rating: int | None = None  # the joiner's rating in this rule set when it sat down
+    provisional: bool = False  # that rating rests on too few games to trust
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,6 +402,17 @@ class Over(Event):
     result: Literal["white", "black", "draw"] | None = None
     reason: str = ""
     clocks: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Rated(Event):
+    """A rated game's result has been applied to both ratings (once).
+
+    ``ratings``: per side ``{"before", "after", "diff", "provisional"}`` (whole points).
+    """
+
+    t: ClassVar[str] = "rated"
+    ratings: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

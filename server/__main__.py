@@ -9,12 +9,14 @@ import sys
 import uvicorn
 from starlette.applications import Starlette
 
+from protocol.messages import MAX_FRAME_BYTES
+
 from .app import create_app
 from .config import ConfigError, Settings
 
-# Frames up to this size reach the protocol, which answers frame/too_large with a
-# sentence; anything bigger is cut off by the transport with close code 1009.
-WS_MAX_BYTES = 64 * 1024
+# Issue 7: a client frame beyond the protocol's 8 KiB is cut off by the transport
+# with close code 1009 before it is even buffered whole.
+WS_MAX_BYTES = MAX_FRAME_BYTES
 
 
 def uvicorn_config(
@@ -26,6 +28,15 @@ def uvicorn_config(
         "port": settings.port,
         "ws": "websockets-sansio",
         "ws_max_size": WS_MAX_BYTES,
+        # Compression costs memory per socket and CPU per frame, and invites
+        # compression bombs; msgpack frames are small already.
+        "ws_per_message_deflate": False,
+        # Protocol pings find dead peers; a missing pong closes the socket (1011),
+        # and the room tells the opponent (presence).
+        "ws_ping_interval": settings.ping_interval_s,
+        "ws_ping_timeout": settings.ping_timeout_s,
+        # X-Forwarded-For is read by the app, only from KONDAVO_TRUSTED_PROXIES.
+        "proxy_headers": False,
         "lifespan": "on",
         "log_level": "info",
     }

@@ -1,4 +1,5 @@
-"""The public HTTP API (JSON): create and join games, read them, list the lobby.
+"""The public HTTP API (JSON): create and join games, read them, list the lobby, and
+read the rating lists.
 
 Every refusal is ``{"error": {"code", "message"}}`` with a fitting status; no
 exception text and no seat token of anyone else ever appears in an answer.
@@ -18,15 +19,18 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from engine import VARIANTS, EngineError, Reason, Result, UnknownVariantError, get_rules
 from protocol.messages import NAME_MAX_CHARS, PROTOCOL_VERSION, ErrorCode
 
-from . import board, lobby, room, views
+from . import board, lobby, ratings, room, views
 from .commands import Join
 from .games import Games, NotFound, new_game_id, new_token
+from .limits import client_ip
 from .record import GameRecord, SeatRecord
 
 MAX_BODY_BYTES = 16 * 1024
 MAX_INITIAL_S = 3 * 3600
 MAX_INCREMENT_S = 180
 DEFAULT_CLOCK = {"initial_s": 300, "increment_s": 3}
+# The room's own sentence for a wrong invite (tests check the two answers are equal).
+BAD_INVITE = "This invitation is not valid for this game."
 
 _STATUS = {
     ErrorCode.ROOM_NOT_FOUND: 404,
@@ -148,6 +152,28 @@ def _level(body: dict[str, Any]) -> int | None:
     return level
 
 
+DEFAULT_LEVEL = 3
+
+
+def _player(body: dict[str, Any]) -> str | None:
+    """The browser's secret player id (``player``), checked; None if not sent."""
+    value = body.get("player")
+    if value is None:
+        return None
+    if not ratings.valid_player_id(value):
+        raise BadRequest(
+            ErrorCode.API_BAD_FIELD,
+            "'player' must be 16 to 64 letters, digits, '-' or '_' (your browser's player id).",
+        )
+    return str(value)
+
+
+async def _seat_rating(request: Request, variant: str, player: str | None) -> ratings.Entry | None:
+    if player is None:
+        return None
+    return await ratings.current(request.app.state.ratings, variant, player)
+
+
 def _seat_answer(request: Request, record: GameRecord, side: str, token: str) -> dict[str, Any]:
     base = _base_url(request)
     return {
@@ -173,10 +199,23 @@ async def create_game(request: Request) -> Response:
             raise BadRequest(ErrorCode.API_BAD_FIELD, "'rated' must be true or false.")
         name = _name(body)
         fen = _fen(body, variant)
+        secret = _player(body)
+        if rated and secret is None:
+            raise BadRequest(
+                ErrorCode.RATED_NO_PLAYER, "A rated game needs your player id ('player')."
+            )
     except BadRequest as bad:
         return refusal(bad.code, bad.sentence, bad.status)
+    level = (level or DEFAULT_LEVEL) if opponent == "computer" else None
+    player = ratings.public_id(secret) if secret is not None else None
+    rating = await _seat_rating(request, variant, player)
     if opponent == "computer" and request.app.state.bot is None:
         return refusal(ErrorCode.COMPUTER_UNAVAILABLE, "Playing the computer is not available yet.")
+    state = request.app.state
+    if not state.address_limits.create_game(client_ip(request.scope, state.trusted_networks)):
+        return refusal(
+            ErrorCode.RATE_LIMITED, "Too many new games from this address; try again later.", 429
+        )
     games: Games = request.app.state.games
     side = secrets.choice(("white", "black")) if colour == "random" else colour
     token = new_token()
@@ -198,14 +237,19 @@ async def create_game(request: Request) -> Response:
             claim_after_ms=round(settings.claim_after_s * 1000),
             level=level,
             rated=rated,
+            creator_player=player,
+            creator_rating=round(rating.rating.rating) if rating else None,
+            creator_provisional=rating.rating.provisional if rating else False,
         )
         if opponent == "computer":
-            _seat_the_computer(record, level or 1)
+            _seat_the_computer(record, level or DEFAULT_LEVEL)
         if await games.create(record):
             break
     if opponent == "computer":
         await request.app.state.bot_table.watch(record)
     answer = _seat_answer(request, record, side, token)
+    if player is not None:
+        answer["player"] = player  # the public id: ratings are shown under it
     if invite is not None:
         # A fragment is never sent to a server, so the invite stays out of access logs.
         answer["invite_url"] = f"{answer['url']}#invite={invite}"
@@ -215,8 +259,15 @@ async def create_game(request: Request) -> Response:
 def _seat_the_computer(record: GameRecord, level: int) -> None:
     """The computer takes the free seat at once; its token never leaves the server."""
     free = "black" if record.seat("white") is not None else "white"
+    fixed = ratings.computer_entry(level)
     record.seats[free] = SeatRecord(
-        token=new_token(), name=f"Computer level {level}", bot=True, gone_since=None
+        token=new_token(),
+        name=f"Computer level {level}",
+        bot=True,
+        gone_since=None,
+        player=ratings.computer_id(level),
+        rating=round(fixed.rating.rating),
+        provisional=False,
     )
     record.status = "playing"
     record.invite = None
@@ -230,11 +281,26 @@ async def join_game(request: Request) -> Response:
         invite = body.get("invite")
         if invite is not None and not isinstance(invite, str):
             raise BadRequest(ErrorCode.API_BAD_FIELD, "'invite' must be a string.")
+        secret = _player(body)
     except BadRequest as bad:
         return refusal(bad.code, bad.sentence, bad.status)
     games: Games = request.app.state.games
     token = new_token()
-    outcome = await games.run(game_id, Join(token=token, invite=invite, name=name))
+    player = ratings.public_id(secret) if secret is not None else None
+    waiting = await games.store.load(game_id)
+    rating = await _seat_rating(request, waiting.variant, player) if waiting else None
+    join = Join(
+        token=token,
+        invite=invite,
+        name=name,
+        player=player,
+        rating=round(rating.rating.rating) if rating else None,
+        provisional=rating.rating.provisional if rating else False,
+    )
+    outcome = await games.run(game_id, join)
+    if isinstance(outcome, NotFound) and invite is not None:
+        # With an invite, a wrong game id answers exactly as a wrong invite does.
+        return refusal(ErrorCode.SEAT_BAD_INVITE, BAD_INVITE, 403)
     if isinstance(outcome, NotFound):
         return refusal(outcome.refusal.code, outcome.refusal.sentence, 404)
     if outcome.refusal is not None:
@@ -242,7 +308,10 @@ async def join_game(request: Request) -> Response:
         return refusal(code, outcome.refusal.sentence, _STATUS.get(code, 400))
     side = room.seat_of(outcome.record, token)
     assert side is not None
-    return JSONResponse(_seat_answer(request, outcome.record, side, token))
+    answer = _seat_answer(request, outcome.record, side, token)
+    if player is not None:
+        answer["player"] = player  # the public id: ratings are shown under it
+    return JSONResponse(answer)
 
 
 async def _record(request: Request) -> GameRecord | None:
@@ -283,6 +352,50 @@ async def game_pdn(request: Request) -> Response:
 async def lobby_listing(request: Request) -> Response:
     listing = await lobby.listing(request.app.state.store)
     return JSONResponse({"open": listing.open, "live": listing.live})
+
+
+async def leaderboard(request: Request) -> Response:
+    """``GET /api/ratings/{variant}?limit=N``: the rule set's best rated players."""
+    try:
+        variant = _variant({"variant": request.path_params["variant"]})
+        raw = request.query_params.get("limit", "50")
+        if not raw.isdigit() or not 1 <= int(raw) <= ratings.LEADERBOARD_MAX:
+            raise BadRequest(
+                ErrorCode.API_BAD_FIELD,
+                f"'limit' must be a whole number from 1 to {ratings.LEADERBOARD_MAX}.",
+            )
+    except BadRequest as bad:
+        return refusal(bad.code, bad.sentence, bad.status)
+    best = await request.app.state.ratings.top(variant, int(raw))
+    return JSONResponse(
+        {
+            "variant": variant,
+            "players": [
+                {"rank": rank, "player": player, "name": entry.name, **entry.shown()}
+                for rank, (player, entry) in enumerate(best, start=1)
+            ],
+        }
+    )
+
+
+async def player_ratings(request: Request) -> Response:
+    """``GET /api/players/{id}``: a player's (public id) or a computer level's ratings."""
+    player = request.path_params["id"]
+    if not ratings.valid_public_id(player):
+        return refusal(
+            ErrorCode.API_BAD_FIELD,
+            "A player id is 16 to 64 letters, digits, '-' or '_', or computer-1 to computer-8.",
+        )
+    found = await ratings.player_ratings(request.app.state.ratings, player)
+    names = [entry.name for entry in found.values() if entry.name]
+    return JSONResponse(
+        {
+            "player": player,
+            "computer": ratings.computer_level(player) is not None,
+            "name": names[0] if names else None,
+            "ratings": {variant: entry.shown() for variant, entry in found.items()},
+        }
+    )
 
 
 async def healthz(request: Request) -> Response:

@@ -25,10 +25,15 @@ from protocol.messages import ErrorCode
 
 from . import api
 from .bots import Bot, BotTable
+from .computer import PoolBot, make_pool
 from .config import Settings
 from .games import Games
+from .gate import Gate
 from .hub import Hub
+from .limits import AddressLimits, parse_networks
 from .lobby import LobbyFeed
+from .origin import allowlist
+from .ratings import Ratings, Settler, make_ratings
 from .security import SecurityHeaders
 from .store import MemoryStore, Store, StoreUnavailable
 from .timekeeper import Timekeeper
@@ -76,9 +81,14 @@ async def page(request: Request) -> Response:
 
 
 def create_app(
-    settings: Settings | None = None, store: Store | None = None, bot: Bot | None = None
+    settings: Settings | None = None,
+    store: Store | None = None,
+    bot: Bot | None = None,
+    ratings: Ratings | None = None,
 ) -> Starlette:
-    """The app; ``store`` defaults to ``make_store(settings)``, ``bot`` to none (no computer)."""
+    """The app; ``store`` defaults to ``make_store(settings)``, ``bot`` to the engine in a
+    pool of ``settings.bot_workers`` processes (none: no computer), ``ratings`` to
+    ``make_ratings`` (Redis beside a Redis store)."""
     settings = settings or Settings.from_env()
 
     @contextlib.asynccontextmanager
@@ -89,11 +99,25 @@ def create_app(
             await start()  # a networked store: sample its clock, open the subscriber
         app.state.settings = settings
         app.state.store = own_store
+        # The gate's and the API's limits (issue 7): per address, for this node.
+        app.state.origins = allowlist(settings.allowed_origins, settings.public_url)
+        app.state.trusted_networks = parse_networks(settings.trusted_proxies)
+        app.state.address_limits = AddressLimits(
+            settings.sockets_per_ip, settings.games_per_ip, settings.games_window_s
+        )
         app.state.hub = Hub(own_store)
         app.state.games = Games(own_store)
         app.state.lobby = LobbyFeed(own_store, settings.lobby_refresh_s)
-        app.state.bot = bot
-        app.state.bot_table = BotTable(app.state.games, bot) if bot is not None else None
+        app.state.ratings = ratings or make_ratings(settings.redis_url)
+        app.state.games.observers.append(Settler(app.state.games, app.state.ratings))
+        # The computer's searches run in worker processes, never on this loop.
+        app.state.bot_pool = None
+        own_bot = bot
+        if own_bot is None and settings.bot_workers > 0:
+            app.state.bot_pool = make_pool(settings.bot_workers)
+            own_bot = PoolBot(app.state.bot_pool)
+        app.state.bot = own_bot
+        app.state.bot_table = BotTable(app.state.games, own_bot) if own_bot is not None else None
         tasks = [
             asyncio.create_task(Timekeeper(app.state.games, settings.tick_s).run()),
             asyncio.create_task(app.state.lobby.run()),
@@ -108,6 +132,10 @@ def create_app(
                     await task
             if app.state.bot_table is not None:
                 await app.state.bot_table.close()
+            if app.state.bot_pool is not None:
+                await asyncio.to_thread(app.state.bot_pool.shutdown, True, cancel_futures=True)
+            if ratings is None:
+                await app.state.ratings.close()
             await own_store.close()
 
     routes: list[Any] = [
@@ -115,12 +143,16 @@ def create_app(
         Route("/g/{id}", page),
         Route("/rules", page),
         Route("/rules/{variant}", page),
+        Route("/ratings", page),
+        Route("/ratings/{variant}", page),
         Route("/healthz", api.healthz),
         Route("/api/games", api.create_game, methods=["POST"]),
         Route("/api/games/{id}", api.game_state),
         Route("/api/games/{id}/join", api.join_game, methods=["POST"]),
         Route("/api/games/{id}/pdn", api.game_pdn),
         Route("/api/lobby", api.lobby_listing),
+        Route("/api/ratings/{variant}", api.leaderboard),
+        Route("/api/players/{id}", api.player_ratings),
         WebSocketRoute("/ws/games/{id}", game_socket),
         WebSocketRoute("/ws/lobby", lobby_socket),
     ]
@@ -129,6 +161,6 @@ def create_app(
     return Starlette(
         routes=routes,
         lifespan=lifespan,
-        middleware=[Middleware(SecurityHeaders)],
+        middleware=[Middleware(SecurityHeaders), Middleware(Gate)],
         exception_handlers={StoreUnavailable: store_unavailable},
     )

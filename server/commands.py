@@ -26,6 +26,9 @@ class Join:
     token: str  # the new seat's token, made by the adapter
     invite: str | None = None
     name: str | None = None
+    player: str | None = None  # the joiner's public player id
+    rating: int | None = None  # its rating in this rule set, looked up by the adapter
+    provisional: bool = False
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,16 @@ class Chat:
 
 
 @dataclass(frozen=True)
+class MarkRated:
+    """The finished rated game's result reached both ratings: record it, and tell all.
+
+    ``ratings``: per side ``{"before", "after", "diff", "provisional"}``.
+    """
+
+    ratings: dict[str, dict[str, object]]
+
+
+@dataclass(frozen=True)
 class Tick:
     """Time has passed: let flags fall and claims open."""
 
@@ -124,5 +137,6 @@ Command = (
     | DeclineRematch
     | Claim
     | Chat
+    | MarkRated
     | Tick
 )

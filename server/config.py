@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,20 @@ def _number(env: dict[str, str], name: str, default: float, minimum: float = 0) 
     return value
 
 
+def _list(env: dict[str, str], name: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in (env.get(name) or "").split(",") if part.strip())
+
+
+def _networks(env: dict[str, str], name: str) -> tuple[str, ...]:
+    entries = _list(env, name)
+    for entry in entries:
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            raise ConfigError(f"{name}: {entry!r} is not an address or network") from None
+    return entries
+
+
 @dataclass(frozen=True)
 class Settings:
     host: str = "127.0.0.1"
@@ -37,9 +52,28 @@ class Settings:
     claim_after_s: float = 30.0
     # Events kept per game for resync; older gaps get a full snapshot.
     events_kept: int = 1000
-    # Messages per second one socket may send, and the burst it may save up.
-    messages_per_s: float = 20.0
-    message_burst: int = 40
+    # Messages one socket may send per window (pings aside), then it is closed 1008.
+    player_messages: int = 100
+    spectator_messages: int = 50
+    messages_window_s: float = 20.0
+    # Chat lines one socket may send per window (at most 140 characters each).
+    chat_lines: int = 5
+    chat_window_s: float = 10.0
+    # Per client address (0: no cap): sockets open at once, games created per window.
+    sockets_per_ip: int = 100
+    games_per_ip: int = 60
+    games_window_s: float = 600.0
+    # Proxies whose X-Forwarded-For is believed (addresses or networks); none by default.
+    trusted_proxies: tuple[str, ...] = ()
+    # Origins whose pages may open sockets; empty: the server's own host only.
+    allowed_origins: tuple[str, ...] = ()
+    # Protocol-level pings find dead sockets; a socket whose writes stay blocked this
+    # long (it stopped reading) is cut off, as is one whose send queue fills up.
+    ping_interval_s: float = 20.0
+    ping_timeout_s: float = 20.0
+    send_timeout_s: float = 10.0
+    # Processes that search the computer's moves (0: no computer opponent).
+    bot_workers: int = 1
     # How often the timekeeper looks for fallen flags, and the lobby for changes.
     tick_s: float = 0.1
     lobby_refresh_s: float = 1.0
@@ -57,8 +91,24 @@ class Settings:
             public_url=(env.get("KONDAVO_PUBLIC_URL") or "").rstrip("/") or None,
             claim_after_s=_number(env, "KONDAVO_CLAIM_AFTER_S", base.claim_after_s),
             events_kept=int(_number(env, "KONDAVO_EVENTS_KEPT", base.events_kept, 1)),
-            messages_per_s=_number(env, "KONDAVO_MESSAGES_PER_S", base.messages_per_s, 0.1),
-            message_burst=int(_number(env, "KONDAVO_MESSAGE_BURST", base.message_burst, 1)),
+            player_messages=int(_number(env, "KONDAVO_PLAYER_MESSAGES", base.player_messages)),
+            spectator_messages=int(
+                _number(env, "KONDAVO_SPECTATOR_MESSAGES", base.spectator_messages)
+            ),
+            messages_window_s=_number(
+                env, "KONDAVO_MESSAGES_WINDOW_S", base.messages_window_s, 0.001
+            ),
+            chat_lines=int(_number(env, "KONDAVO_CHAT_LINES", base.chat_lines)),
+            chat_window_s=_number(env, "KONDAVO_CHAT_WINDOW_S", base.chat_window_s, 0.001),
+            sockets_per_ip=int(_number(env, "KONDAVO_SOCKETS_PER_IP", base.sockets_per_ip)),
+            games_per_ip=int(_number(env, "KONDAVO_GAMES_PER_IP", base.games_per_ip)),
+            games_window_s=_number(env, "KONDAVO_GAMES_WINDOW_S", base.games_window_s, 0.001),
+            trusted_proxies=_networks(env, "KONDAVO_TRUSTED_PROXIES"),
+            allowed_origins=_list(env, "KONDAVO_ALLOWED_ORIGINS"),
+            ping_interval_s=_number(env, "KONDAVO_PING_INTERVAL_S", base.ping_interval_s, 0.01),
+            ping_timeout_s=_number(env, "KONDAVO_PING_TIMEOUT_S", base.ping_timeout_s, 0.01),
+            send_timeout_s=_number(env, "KONDAVO_SEND_TIMEOUT_S", base.send_timeout_s, 0.01),
+            bot_workers=int(_number(env, "KONDAVO_BOT_WORKERS", base.bot_workers)),
             tick_s=_number(env, "KONDAVO_TICK_S", base.tick_s, 0.01),
             client_dir=Path(env.get("KONDAVO_CLIENT_DIR") or base.client_dir),
         )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from protocol.messages import ErrorCode
@@ -44,9 +45,23 @@ class NotFound:
     refusal: Refusal = Refusal(ErrorCode.ROOM_NOT_FOUND, "There is no game with this id.")
 
 
+# Told each record a command leaves behind (and a rematch it created), committed or
+# not: the computer's seat (``bots.BotTable``) and the ratings (``ratings.Settler``)
+# react to what the game now needs. An observer must not raise.
+Observer = Callable[[GameRecord], Awaitable[None]]
+
+
 class Games:
     def __init__(self, store: Store):
         self.store = store
+        self.observers: list[Observer] = []
+
+    async def _observe(self, outcome: Outcome) -> None:
+        for record in (outcome.record, outcome.spawn):
+            if record is None:
+                continue
+            for observer in self.observers:
+                await observer(record)
 
     async def create(self, record: GameRecord) -> bool:
         return await self.store.create(record, room.deadline(record))
@@ -60,6 +75,7 @@ class Games:
             now = await self.store.now()
             outcome = room.handle(record, command, now)
             if not outcome.events:
+                await self._observe(outcome)
                 return outcome
             if outcome.spawn is not None and not await self.create(outcome.spawn):
                 return _busy(record)  # the new id was taken: astronomically rare
@@ -71,6 +87,7 @@ class Games:
                 room.deadline(outcome.record),
             )
             if committed:
+                await self._observe(outcome)
                 return outcome
         log.warning("game %s: gave up after %d lost writes", game_id, _ATTEMPTS)
         assert record is not None

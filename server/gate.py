@@ -1,8 +1,8 @@
 """The door every WebSocket passes before it is accepted: Origin and sockets per address.
 
 A pure ASGI middleware (HTTP passes straight through). A handshake from a foreign
-Origin gets HTTP 403, one from an address already holding its share of sockets
-HTTP 429, both before the socket is accepted, so a refused page never reaches a
+Origin, or from an address already holding its share of sockets, gets HTTP 403
+before the socket is accepted, so a refused page never reaches a
 room. It also leaves two things in the scope for ``ws.py``: the client's address
 (``kondavo.ip``) and a way to cut a socket off at once (``kondavo.abort``), which
 ASGI itself lacks: a peer that stopped reading cannot be sent a close frame.
@@ -45,13 +45,14 @@ class Gate:
         state = scope["app"].state
         settings = state.settings
         if not origin_allowed(scope["headers"], state.origins, not settings.allowed_origins):
-            log.info("websocket %s refused: foreign origin", scope.get("path"))
-            await _refuse(scope, receive, send, 403, b"This page may not open a socket here.")
+            log.debug("websocket %s refused: foreign origin", scope.get("path"))
+            await _refuse(receive, send)
             return
-        ip = client_ip(scope, settings.trusted_proxies)
+        ip = client_ip(scope, state.trusted_networks)
         limits = state.address_limits
         if not limits.open_socket(ip):
-            await _refuse(scope, receive, send, 429, b"Too many open sockets from this address.")
+            log.debug("websocket %s refused: %s holds too many sockets", scope.get("path"), ip)
+            await _refuse(receive, send)
             return
         scope["kondavo.ip"] = ip
         scope["kondavo.abort"] = transport_abort(send)
@@ -61,17 +62,11 @@ class Gate:
             limits.close_socket(ip)
 
 
-async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, body: bytes) -> None:
-    """Answer the handshake with an HTTP status instead of accepting it."""
+async def _refuse(receive: Receive, send: Send) -> None:
+    """Refuse the handshake: a close before accepting is answered with HTTP 403.
+
+    (The ASGI "websocket.http.response" extension could send 429 with a body, but
+    uvicorn 0.54 then logs an error per refusal, which a flood would turn into a flood.)
+    """
     await receive()  # websocket.connect
-    if "websocket.http.response" not in scope.get("extensions", {}):
-        await send({"type": "websocket.close", "code": 1008})  # the server answers 403
-        return
-    await send(
-        {
-            "type": "websocket.http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"text/plain; charset=utf-8")],
-        }
-    )
-    await send({"type": "websocket.http.response.body", "body": body})
+    await send({"type": "websocket.close", "code": 1008})

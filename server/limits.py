@@ -12,7 +12,7 @@ import re
 import time
 import unicodedata
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, MutableMapping
 from difflib import SequenceMatcher
 from typing import Any
 
@@ -53,13 +53,14 @@ class SocketLimits:
 
     Players may send ``player_messages``, spectators ``spectator_messages``, per
     ``messages_window_s`` (issue 7: 100 and 50 per 20 s); pings do not count against
-    that but have their own, equal budget, so a ping flood still ends. Bad frames count.
+    that but have their own, four times larger, so a ping flood still ends. Bad
+    frames count as messages.
     """
 
     def __init__(self, settings: Any, seated: bool):
         budget = settings.player_messages if seated else settings.spectator_messages
         self.messages = Window(budget, settings.messages_window_s)
-        self.pings = Window(budget, settings.messages_window_s)
+        self.pings = Window(4 * budget, settings.messages_window_s)
         self.chat_lines = ChatFilter(settings.chat_lines, settings.chat_window_s)
 
     def admit(self, message: m.ClientMessage | None, now: float | None = None) -> bool:
@@ -103,7 +104,7 @@ class ChatFilter:
         now = time.monotonic() if now is None else now
         if len(text) > CHAT_MAX_CHARS:
             return ErrorCode.CHAT_TOO_LONG, f"Chat lines are at most {CHAT_MAX_CHARS} characters."
-        gist = _gist(text)
+        gist = _gist(text) or text.casefold()
         for at, earlier in self.recent:
             if now - at < self.REMEMBER_S and _alike(gist, earlier):
                 return ErrorCode.CHAT_DUPLICATE, "You just said that."
@@ -142,7 +143,7 @@ def _trusted(address: str, proxies: tuple[Network, ...]) -> bool:
     return any(ip in net for net in proxies)
 
 
-def client_ip(scope: dict[str, Any], proxies: tuple[Network, ...]) -> str:
+def client_ip(scope: MutableMapping[str, Any], proxies: tuple[Network, ...]) -> str:
     """The address a request came from.
 
     ``X-Forwarded-For`` is believed only when the peer is one of the configured

@@ -14,11 +14,12 @@ from typing import Any
 from starlette.websockets import WebSocket
 
 from protocol import messages as m
-from protocol.messages import ErrorCode, ProtocolError
+from protocol.messages import CloseCode, ErrorCode, ProtocolError
 
 from . import views
+from .limits import Window
 from .store import Store
-from .ws import Throttle, accept, receive_frame
+from .ws import accept, receive_frame
 
 log = logging.getLogger(__name__)
 
@@ -63,11 +64,12 @@ class LobbyFeed:
         self.sockets.add(queue)
         sending = asyncio.Lock()  # the feed and the ping answers share one socket
         sender = asyncio.create_task(_send_all(websocket, queue, sending))
-        throttle = Throttle(settings.messages_per_s, settings.message_burst)
+        budget = Window(settings.spectator_messages, settings.messages_window_s)
         try:
             while (frame := await receive_frame(websocket)) is not None:
-                if not throttle.allow():
-                    continue
+                if not budget.allow():
+                    await websocket.close(CloseCode.POLICY)
+                    return
                 try:
                     message = m.decode_client(frame)
                 except ProtocolError as exc:

@@ -32,6 +32,11 @@ class SeatRecord:
     claim_announced: bool = False  # the opponent has been told it may claim
     last_move_ack: int | None = None  # ack id of this player's last applied move
     bot: bool = False  # the computer's seat: never "gone", never claimed against
+    # The player's public id (``ratings.public_id`` of the browser's secret id, or
+    # ``computer-N``), and its rating in this rule set when it sat down (whole points).
+    player: str | None = None
+    rating: int | None = None
+    provisional: bool = False
 
 
 @dataclass
@@ -49,6 +54,7 @@ class GameRecord:
     opponent: Literal["friend", "open", "computer"] = "friend"
     level: int | None = None
     rated: bool = False
+    rated_applied: bool = False  # a rated result has reached both ratings (set once)
     invite: str | None = None  # the friend's invite token; None for open games
     seats: dict[str, SeatRecord | None] = field(default_factory=dict)
     # Fischer clock: None = untimed. remaining_ms holds each side's time at the start
@@ -64,6 +70,8 @@ class GameRecord:
     rematch_game: str | None = None
     claim_after_ms: int = 30_000
     chat: list[dict[str, Any]] = field(default_factory=list)
+    turn_since: int | None = None  # when the side to move's turn began (any clock)
+    ended_at: int | None = None
     version: int = 0
     # Version of the event that produced the current position: moves made against an
     # older version were made against another board.
@@ -117,7 +125,10 @@ class GameRecord:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        # Not dataclasses.asdict: it deep-copies every leaf, and this runs on every
+        # command (the room copies the record, the store keeps one): it was the
+        # largest single cost of relaying a move (bench/relay.py).
+        return _plain(self)  # type: ignore[no-any-return]
 
     @classmethod
     def from_dict(cls, body: dict[str, Any]) -> GameRecord:
@@ -130,3 +141,23 @@ class GameRecord:
 
     def copy(self) -> GameRecord:
         return GameRecord.from_dict(self.to_dict())
+
+
+def _plain(value: Any) -> Any:
+    """A deep copy of ``value`` as plain data (dataclasses become dicts); leaves are
+    immutable scalars and strings, so they are shared, not copied."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    names = _FIELD_NAMES.get(type(value))
+    if names is None:
+        if not dataclasses.is_dataclass(value) or isinstance(value, type):
+            return value
+        names = _FIELD_NAMES[type(value)] = tuple(f.name for f in dataclasses.fields(value))
+    return {name: _plain(getattr(value, name)) for name in names}
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}

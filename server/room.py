@@ -25,6 +25,7 @@ from engine import (
     Move,
     get_rules,
 )
+from engine.levels import think_time
 from protocol import messages as m
 from protocol.messages import CHAT_MAX_CHARS, ErrorCode
 
@@ -42,6 +43,7 @@ from .commands import (
     Disconnect,
     Fresh,
     Join,
+    MarkRated,
     OfferDraw,
     OfferRematch,
     PlayMove,
@@ -49,6 +51,13 @@ from .commands import (
     Tick,
 )
 from .record import CHAT_KEPT, SIDES, GameRecord, SeatRecord, Side, other
+
+# A computer's turn that has waited this long beyond its level's think time is
+# picked up by whichever node's timekeeper sees the deadline (its node may be gone).
+BOT_OVERDUE_MS = 5_000
+# A finished rated game whose result has not reached the ratings yet is retried
+# after this long (the node that finished it may have died in between).
+RATING_RETRY_MS = 5_000
 
 # Who may see an event: everyone, only the seated players, only spectators, or one seat.
 Audience = Literal["all", "players", "spectators", "white", "black"]
@@ -129,11 +138,21 @@ def new_game(
     claim_after_ms: int = 30_000,
     level: int | None = None,
     rated: bool = False,
+    creator_player: str | None = None,
+    creator_rating: int | None = None,
+    creator_provisional: bool = False,
 ) -> GameRecord:
     """A fresh record with the creator seated; raises the engine's errors for a bad FEN."""
     game = board.replay(variant, start_fen, [])
     seats: dict[str, SeatRecord | None] = {"white": None, "black": None}
-    seats[creator] = SeatRecord(token=creator_token, name=creator_name, gone_since=now)
+    seats[creator] = SeatRecord(
+        token=creator_token,
+        name=creator_name,
+        gone_since=now,
+        player=creator_player,
+        rating=creator_rating,
+        provisional=creator_provisional,
+    )
     return GameRecord(
         id=game_id,
         variant=get_rules(variant).id,
@@ -150,6 +169,7 @@ def new_game(
         increment_ms=increment_ms if initial_ms is not None else 0,
         remaining_ms={"white": initial_ms, "black": initial_ms} if initial_ms is not None else {},
         claim_after_ms=claim_after_ms,
+        turn_since=now,
     )
 
 
@@ -199,12 +219,30 @@ def _absent(seat: SeatRecord | None) -> bool:
     )
 
 
+def bot_to_move(record: GameRecord) -> bool:
+    """The game is on and the computer's seat is the one to move."""
+    seat = record.seat(record.side_to_move)
+    return record.status == "playing" and seat is not None and seat.bot
+
+
+def needs_rating(record: GameRecord) -> bool:
+    """A rated game ended with a result that has not reached the ratings yet."""
+    return record.status == "finished" and record.rated and not record.rated_applied
+
+
 def deadline(record: GameRecord) -> int | None:
-    """When this game next needs a ``Tick``: a flag falls or a claim opens."""
+    """When this game next needs a ``Tick``: a flag falls, a claim opens, the computer's
+    move is overdue, or a rated result still waits to reach the ratings."""
     times = []
     flag = record.flag_time()
     if flag is not None:
         times.append(flag)
+    if bot_to_move(record):
+        since = record.turn_since if record.turn_since is not None else record.created_at
+        times.append(since + round(think_time(record.level or 1) * 1000) + BOT_OVERDUE_MS)
+    if needs_rating(record):
+        ended = record.ended_at if record.ended_at is not None else record.created_at
+        times.append(ended + RATING_RETRY_MS)
     if record.status == "playing" and record.clocked:
         for side in SIDES:
             seat = record.seat(side)
@@ -256,6 +294,7 @@ def _finish(
         rec.remaining_ms[running] = rec.time_left(running, now)
     clocks = rec.clocks(now)
     rec.turn_started = None
+    rec.ended_at = now
     rec.status = "finished" if result is not None else "aborted"
     rec.result = result
     rec.reason = reason
@@ -290,13 +329,33 @@ def _join(rec: GameRecord, cmd: Join, now: int, out: Outcome) -> None:
     ):
         raise _Refused(ErrorCode.SEAT_BAD_INVITE, "This invitation is not valid for this game.")
     side = free[0]
-    rec.seats[side] = SeatRecord(token=cmd.token, name=cmd.name, gone_since=now)
+    if rec.rated:
+        # Joining a rated game accepts its rating: both seats need an identity to rate.
+        creator = rec.seat(other(side))
+        if not cmd.player:
+            raise _Refused(
+                ErrorCode.RATED_NO_PLAYER, "This game is rated: join it with your player id."
+            )
+        if creator is not None and creator.player == cmd.player:
+            raise _Refused(
+                ErrorCode.RATED_SAME_PLAYER, "You cannot play a rated game against yourself."
+            )
+    rec.seats[side] = SeatRecord(
+        token=cmd.token,
+        name=cmd.name,
+        gone_since=now,
+        player=cmd.player,
+        rating=cmd.rating,
+        provisional=cmd.provisional,
+    )
     rec.status = "playing"
     rec.invite = None
+    rec.turn_since = now
     # The side to move learns its moves from this event; nobody needs a fresh state.
     game = board.replay(rec.variant, rec.start_fen, rec.moves)
     _emit(rec, out.events, m.Joined, side=side, name=cmd.name,
-          side_to_move=rec.side_to_move, legal=board.legal(game))
+          side_to_move=rec.side_to_move, legal=board.legal(game),
+          rating=cmd.rating, provisional=cmd.provisional)
     out.acked = True
 
 
@@ -393,6 +452,7 @@ def _play_move(rec: GameRecord, cmd: PlayMove, now: int, out: Outcome) -> None:
     rec.fen = game.position.fen()
     rec.side_to_move = game.position.side_to_move.value
     rec.turn_started = now if rec.clocked else None
+    rec.turn_since = now
     seat.last_move_ack = cmd.ack
     if rec.draw_offer is not None and rec.draw_offer != by:
         lapsed = rec.draw_offer
@@ -536,7 +596,8 @@ def _start_rematch(rec: GameRecord, fresh: Fresh | None, now: int, out: Outcome)
         level=rec.level,
         rated=rec.rated,
     )
-    spawn.seats["black"] = SeatRecord(token=fresh.black_token, name=white.name, gone_since=now)
+    spawn.seats["white"] = _seat_again(black, fresh.white_token, now)
+    spawn.seats["black"] = _seat_again(white, fresh.black_token, now)
     spawn.status = "playing"
     out.spawn = spawn
     rec.rematch_offer = None
@@ -544,9 +605,24 @@ def _start_rematch(rec: GameRecord, fresh: Fresh | None, now: int, out: Outcome)
     _emit(rec, out.events, m.Rematch, game=fresh.game_id)
 
 
+def _seat_again(seat: SeatRecord, token: str, now: int) -> SeatRecord:
+    """The same player (or the computer) in the rematch, with a new token."""
+    return SeatRecord(
+        token=token,
+        name=seat.name,
+        gone_since=None if seat.bot else now,
+        bot=seat.bot,
+        player=seat.player,
+        rating=seat.rating,
+        provisional=seat.provisional,
+    )
+
+
 def _offer_rematch(rec: GameRecord, cmd: OfferRematch, now: int, out: Outcome) -> None:
     by = _after_game(rec, cmd.by)
-    if rec.rematch_offer == other(by):
+    opponent = rec.seat(other(by))
+    if rec.rematch_offer == other(by) or (opponent is not None and opponent.bot):
+        # The computer always accepts at once.
         _start_rematch(rec, cmd.fresh, now, out)
     elif rec.rematch_offer == by:
         raise _Refused(ErrorCode.REMATCH_ALREADY_OFFERED, "You have already offered a rematch.")
@@ -611,6 +687,20 @@ def _chat(rec: GameRecord, cmd: Chat, now: int, out: Outcome) -> None:
     out.acked = True
 
 
+def _mark_rated(rec: GameRecord, cmd: MarkRated, now: int, out: Outcome) -> None:
+    if not needs_rating(rec):
+        return  # applied already (another node, a retry): nothing happens twice
+    rec.rated_applied = True
+    for side in SIDES:  # a rematch starts from the new ratings
+        seat, change = rec.seat(side), cmd.ratings.get(side) or {}
+        after = change.get("after")
+        if seat is not None and isinstance(after, int):
+            seat.rating = after
+            seat.provisional = bool(change.get("provisional"))
+    _emit(rec, out.events, m.Rated, ratings=cmd.ratings)
+    out.acked = True
+
+
 def _tick(rec: GameRecord, cmd: Tick, now: int, out: Outcome) -> None:
     out.acked = True  # _settle_time has already done the work
 
@@ -630,5 +720,6 @@ _HANDLERS: dict[type, Callable[[GameRecord, Any, int, Outcome], None]] = {
     DeclineRematch: _decline_rematch,
     Claim: _claim,
     Chat: _chat,
+    MarkRated: _mark_rated,
     Tick: _tick,
 }

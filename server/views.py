@@ -13,16 +13,35 @@ from .room import RoomEvent
 
 
 def players(record: GameRecord) -> dict[str, Any]:
-    """Names and presence per side; None for a seat nobody has taken."""
+    """Names, presence and ratings per side; None for a seat nobody has taken.
+
+    ``player`` is the public id (never the browser's secret one); ``rating`` the
+    seat's rating in this rule set when it sat down.
+    """
     shown: dict[str, Any] = {}
     for side in SIDES:
         seat = record.seat(side)
-        shown[side] = (
-            None
-            if seat is None
-            else {"name": seat.name, "present": seat.bot or seat.sockets > 0, "computer": seat.bot}
-        )
+        if seat is None:
+            shown[side] = None
+            continue
+        shown[side] = {
+            "name": seat.name,
+            "present": seat.bot or seat.sockets > 0,
+            "computer": seat.bot,
+            "player": seat.player,
+            "rating": seat.rating,
+            "provisional": seat.provisional,
+        }
+        if seat.bot:
+            shown[side]["level"] = record.level
     return shown
+
+
+def _rating(record: GameRecord, side: Side) -> dict[str, Any] | None:
+    seat = record.seat(side)
+    if seat is None or seat.rating is None:
+        return None
+    return {"rating": seat.rating, "provisional": seat.provisional}
 
 
 def clock_spec(record: GameRecord) -> dict[str, int] | None:
@@ -72,6 +91,7 @@ def state_for(record: GameRecord, viewer: Side | None, spectators: int, now: int
         chat=chat,
         now=now,
         last=_last_move(game),
+        rated=record.rated,
     )
 
 
@@ -90,6 +110,8 @@ def public(record: GameRecord, spectators: int, now: int) -> dict[str, Any]:
         "status": record.status,
         "players": players(record),
         "opponent": record.opponent,
+        "level": record.level,
+        "rated": record.rated,
         "start_fen": record.start_fen,
         "fen": record.fen,
         "side_to_move": record.side_to_move,
@@ -114,7 +136,13 @@ def open_entry(record: GameRecord) -> dict[str, Any]:
         "id": record.id,
         "variant": record.variant,
         "clock": clock_spec(record),
-        "creator": {"side": seated, "name": seat.name if seat else None},
+        "creator": {
+            "side": seated,
+            "name": seat.name if seat else None,
+            "rating": seat.rating if seat else None,
+            "provisional": seat.provisional if seat else False,
+        },
+        "rated": record.rated,
         "created_at": record.created_at,
     }
 
@@ -126,6 +154,10 @@ def live_entry(record: GameRecord, spectators: int) -> dict[str, Any]:
         "variant": record.variant,
         "clock": clock_spec(record),
         "players": {side: (p or {}).get("name") for side, p in players(record).items()},
+        "ratings": {side: _rating(record, side) for side in SIDES},
+        "computer": record.opponent == "computer",
+        "level": record.level,
+        "rated": record.rated,
         "moves": len(record.moves),
         "spectators": spectators,
     }

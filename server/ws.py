@@ -3,6 +3,10 @@
 Two tasks per socket: this one reads frames; a writer drains the socket's send
 queue in order, keeps the client's version gap-free (fetching missed events from
 the store's log, or sending a full state), and renders each event for this seat.
+
+A socket that stops reading only ever blocks its own writer: when its queue fills
+up, or one write stays blocked for ``send_timeout_s``, it is cut off (issue 7).
+Anything unexpected is logged with its traceback and closes the socket with 1011.
 """
 
 from __future__ import annotations
@@ -10,18 +14,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from typing import Any
 
-from starlette.websockets import WebSocket
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from protocol import messages as m
 from protocol.messages import CloseCode, ErrorCode, ProtocolError
 
 from . import commands as c
-from . import views
+from . import room, views
 from .games import Games, NotFound, fresh
 from .hub import Hub
+from .limits import SocketLimits
 from .record import GameRecord, Side, other
 from .room import RoomEvent
 from .store import Resync, StoreUnavailable
@@ -30,7 +34,9 @@ log = logging.getLogger(__name__)
 
 UNAVAILABLE = "The game store cannot be reached; nothing was done. Try again shortly."
 SEND_QUEUE = 512  # items a socket may fall behind before it is cut off
-MAX_STRIKES = 50  # bad frames or throttled messages before the socket is closed
+MAX_STRIKES = 50  # bad frames before the socket is closed
+# A peer that has gone away: not worth a traceback.
+_GONE = (WebSocketDisconnect, OSError)
 
 
 class _Snapshot:
@@ -47,24 +53,6 @@ class _Close:
 
 
 _Instruction = _Snapshot | _CatchUp | _Close | Resync
-
-
-class Throttle:
-    """A token bucket: ``rate`` messages a second, saving up to ``burst``."""
-
-    def __init__(self, rate: float, burst: int):
-        self.rate, self.burst = rate, burst
-        self.tokens = float(burst)
-        self.at = time.monotonic()
-
-    def allow(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
-        self.at = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
 
 
 async def accept(websocket: WebSocket) -> None:
@@ -94,9 +82,12 @@ class GameSocket:
         self.name: str | None = None
         self.last_v = 0
         self.queue: asyncio.Queue[Any] = asyncio.Queue(SEND_QUEUE)
-        self.throttle = Throttle(self.settings.messages_per_s, self.settings.message_burst)
+        self.limits: SocketLimits | None = None  # set once the hello says who this is
         self.strikes = 0
         self.closing = False
+        self.closed = False
+        # Drops the TCP connection at once (see gate.py); None outside uvicorn.
+        self._abort = websocket.scope.get("kondavo.abort")
 
     # --- the hub's side ---------------------------------------------------------------
 
@@ -111,6 +102,18 @@ class GameSocket:
             while not self.queue.empty():
                 self.queue.get_nowait()
             self.queue.put_nowait(_Close(CloseCode.TOO_SLOW))
+            # The writer is most likely blocked on the full socket: the close frame
+            # could never be sent, so drop the connection if it is still open shortly.
+            asyncio.get_running_loop().call_later(0.5, self.cut_off)
+
+    def cut_off(self) -> None:
+        """Drop the connection without a closing handshake (the peer does not read)."""
+        if self.closed or self._abort is None:
+            return
+        self.closed = True
+        log.info("game %s: cut off a socket that stopped reading", self.game_id)
+        with contextlib.suppress(Exception):
+            self._abort()
 
     def send(self, message: m.ServerMessage) -> None:
         self.deliver(message)
@@ -118,6 +121,16 @@ class GameSocket:
     # --- the connection's life --------------------------------------------------------
 
     async def serve(self) -> None:
+        try:
+            await self._serve()
+        except _GONE:
+            pass
+        except Exception:
+            # A bug, or a store that broke in a new way: log it all, tell the peer nothing.
+            log.exception("game %s: unexpected error on a socket", self.game_id)
+            await self._close(CloseCode.SERVER_ERROR)
+
+    async def _serve(self) -> None:
         await accept(self.websocket)
         hello = await self._hello()
         if hello is None:
@@ -135,6 +148,7 @@ class GameSocket:
             return
         record, self.side = found
         self.name = hello.name
+        self.limits = SocketLimits(self.settings, seated=self.side is not None)
         await self.hub.enter(self.game_id, self)
         writer = asyncio.create_task(self._write_loop())
         try:
@@ -151,6 +165,12 @@ class GameSocket:
         finally:
             with contextlib.suppress(Exception):
                 await self._depart()
+            if self.closing and not writer.done():
+                # Let the writer send what is queued up to the close frame.
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(asyncio.shield(writer), self.settings.send_timeout_s)
+                if not writer.done():
+                    self.cut_off()
             writer.cancel()
             with contextlib.suppress(BaseException):
                 await writer
@@ -220,14 +240,22 @@ class GameSocket:
             try:
                 message = m.decode_client(frame)
             except ProtocolError as exc:
-                self._strike(exc.code, exc.sentence)
+                if self._within_budget(None):
+                    self._strike(exc.code, exc.sentence)
                 continue
-            if not self.throttle.allow():
-                # Decoded first (cheap, size-capped) so the refusal can name the command.
-                ack = message.ack if isinstance(message, m.Command) else None
-                self._strike(ErrorCode.RATE_LIMITED, "Too many messages; slow down.", ack)
-                continue
-            await self._dispatch(message)
+            if self._within_budget(message):
+                await self._dispatch(message)
+
+    def _within_budget(self, message: m.ClientMessage | None) -> bool:
+        """Count the frame; past the socket's budget: say so and close with 1008."""
+        assert self.limits is not None
+        if self.limits.admit(message):
+            return True
+        ack = message.ack if isinstance(message, m.Command) else None
+        self.send(m.Error(code=ErrorCode.RATE_LIMITED, message="Too many messages.", ack=ack))
+        self.deliver(_Close(CloseCode.POLICY))
+        self.closing = True
+        return False
 
     def _strike(self, code: ErrorCode, sentence: str, ack: int | None = None) -> None:
         self.strikes += 1
@@ -244,6 +272,12 @@ class GameSocket:
             self.send(m.Error(code=ErrorCode.MSG_HELLO_TWICE, message="You already said hello."))
             return
         assert isinstance(message, m.Command)
+        if isinstance(message, m.SendChat) and self.limits is not None:
+            text = room.clean_chat(message.text)
+            refused = self.limits.chat(text) if text else None
+            if refused is not None:
+                self.send(m.Error(code=refused[0], message=refused[1], ack=message.ack))
+                return
         command = self._command(message)
         try:
             outcome = await self.games.run(self.game_id, command)
@@ -302,7 +336,7 @@ class GameSocket:
 
     async def _write_loop(self) -> None:
         try:
-            while True:
+            while not self.closed:
                 item = await self.queue.get()
                 if isinstance(item, _Close):
                     await self._close(item.code)
@@ -317,14 +351,20 @@ class GameSocket:
                     await self._write(item)
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except TimeoutError:
+            self.cut_off()  # one write blocked for send_timeout_s: the peer stopped reading
+        except _GONE:
             # The peer is gone or the socket broke: the reader will see the disconnect.
             log.debug("game %s: writer stopped", self.game_id, exc_info=True)
+        except Exception:
+            log.exception("game %s: unexpected error while sending", self.game_id)
             with contextlib.suppress(Exception):
                 await self.websocket.close(CloseCode.SERVER_ERROR)
 
     async def _write(self, message: m.ServerMessage) -> None:
-        await self.websocket.send_bytes(m.encode(message))
+        # The send only waits while the transport's buffer is full (the peer is slow).
+        async with asyncio.timeout(self.settings.send_timeout_s):
+            await self.websocket.send_bytes(m.encode(message))
 
     async def _send_snapshot(self) -> None:
         record = await self.store.load(self.game_id)
@@ -378,5 +418,11 @@ class GameSocket:
 
     async def _close(self, code: int) -> None:
         self.closing = True
-        with contextlib.suppress(Exception):
-            await self.websocket.close(code)
+        try:
+            async with asyncio.timeout(self.settings.send_timeout_s):
+                await self.websocket.close(code)
+        except TimeoutError:
+            self.cut_off()  # not even the close frame goes through
+        except Exception:
+            pass
+        self.closed = True

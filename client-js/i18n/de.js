@@ -6,6 +6,7 @@ export default {
     language: "Sprache",
     home: "Start",
     rules: "Regeln",
+    ratings: "Wertungen",
   },
   variants: {
     english: { name: "Klassisch", line: "Englische/amerikanische Dame: kurze Damen, freie Wahl beim Schlagen." },
@@ -33,6 +34,9 @@ export default {
     play: "Spielen",
     creating: "Partie wird angelegt…",
     create_failed: "Die Partie konnte nicht angelegt werden: {reason}",
+    rated: "Gewertete Partie",
+    rated_hint: "das Ergebnis ändert beide Wertungszahlen (je Regelwerk).",
+    ratings_link: "Wertungsliste",
   },
   colours: {
     white: "Weiß",
@@ -51,6 +55,7 @@ export default {
     connecting: "Verbinde mit der Lobby…",
     anonymous: "Anonym",
     vs: "gegen",
+    rated: "gewertet",
   },
   game: {
     loading: "Partie wird geladen…",
@@ -91,6 +96,8 @@ export default {
     download_pdn: "PDN herunterladen",
     new_game: "Neue Partie",
     computer_level: "Computer, Stufe {n}",
+    rating: "Wertungszahl in diesem Regelwerk (? = vorläufig)",
+    rated: "Gewertete Partie: das Ergebnis ändert beide Wertungszahlen.",
     waiting: "wartet…",
     connection: {
       connecting: "Verbinde…",
@@ -143,6 +150,8 @@ export default {
     network: "der Server ist nicht erreichbar",
     unknown: "unbekannter Fehler ({code})",
     "computer/unavailable": "gegen den Computer kann man noch nicht spielen",
+    "rated/no_player": "eine gewertete Partie braucht eine Spieler-ID",
+    "rated/same_player": "gegen sich selbst kann man keine gewertete Partie spielen",
     "seat/taken": "beide Plätze sind schon besetzt",
     "seat/bad_invite": "dieser Einladungslink ist ungültig",
     "seat/bad_token": "dieser Browser hat keinen Platz in dieser Partie; du schaust zu",
@@ -158,6 +167,17 @@ export default {
     "chat/too_long": "die Nachricht ist zu lang",
     "rate/limited": "zu viele Nachrichten; langsamer bitte",
     "game/over": "die Partie ist vorbei",
+  },
+  ratings_page: {
+    title: "{name}: Wertungsliste",
+    loading: "Wertungen werden geladen…",
+    empty: "In diesem Regelwerk hat noch niemand eine gewertete Partie gespielt.",
+    player: "Spieler",
+    rating: "Wertung",
+    rd: "Abweichung",
+    games: "Partien",
+    provisional: "Vorläufig: noch zu wenige Partien",
+    hint: "Glicko-2-Wertungszahlen, eine Liste je Regelwerk. Eine Zahl mit ? ist vorläufig. Die Stufen des Computers haben feste Wertungen (Stufe 1: 700 … Stufe 8: 2000).",
   },
   rules_page: {
     title: "{name}: die Regeln",

@@ -6,6 +6,7 @@ export default {
     language: "Language",
     home: "Home",
     rules: "Rules",
+    ratings: "Ratings",
   },
   variants: {
     english: { name: "English", line: "American checkers: short kings, any capture may be chosen." },
@@ -33,6 +34,9 @@ export default {
     play: "Play",
     creating: "Creating the game…",
     create_failed: "The game could not be created: {reason}",
+    rated: "Rated game",
+    rated_hint: "the result changes both ratings (per rule set).",
+    ratings_link: "rating list",
   },
   colours: {
     white: "White",
@@ -51,6 +55,7 @@ export default {
     connecting: "Connecting to the lobby…",
     anonymous: "Anonymous",
     vs: "vs",
+    rated: "rated",
   },
   game: {
     loading: "Loading the game…",
@@ -91,6 +96,8 @@ export default {
     download_pdn: "Download PDN",
     new_game: "New game",
     computer_level: "Computer, level {n}",
+    rating: "Rating in this rule set (? = provisional)",
+    rated: "Rated game: the result changes both ratings.",
     waiting: "waiting…",
     connection: {
       connecting: "Connecting…",
@@ -143,6 +150,8 @@ export default {
     network: "the server cannot be reached",
     unknown: "unknown error ({code})",
     "computer/unavailable": "playing the computer is not available yet",
+    "rated/no_player": "a rated game needs a player id",
+    "rated/same_player": "you cannot play a rated game against yourself",
     "seat/taken": "both seats are already taken",
     "seat/bad_invite": "this invite link is not valid",
     "seat/bad_token": "this browser holds no seat in this game; you are watching",
@@ -158,6 +167,17 @@ export default {
     "chat/too_long": "the message is too long",
     "rate/limited": "too many messages; slow down",
     "game/over": "the game is over",
+  },
+  ratings_page: {
+    title: "{name}: rating list",
+    loading: "Loading the ratings…",
+    empty: "Nobody has played a rated game of this rule set yet.",
+    player: "Player",
+    rating: "Rating",
+    rd: "Deviation",
+    games: "Games",
+    provisional: "Provisional: too few games to be sure",
+    hint: "Glicko-2 ratings, one list per rule set. A rating with ? is provisional. The computer's levels have fixed ratings (level 1: 700 … level 8: 2000).",
   },
   rules_page: {
     title: "{name}: the rules",

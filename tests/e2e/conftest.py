@@ -65,6 +65,7 @@ def server() -> Iterator[str]:
         "KONDAVO_HOST": "127.0.0.1",
         "KONDAVO_PORT": str(port),
         "KONDAVO_CLAIM_AFTER_S": "3",
+        "KONDAVO_GAMES_PER_IP": "0",  # every browser here is 127.0.0.1
     }
     env.pop("KONDAVO_REDIS_URL", None)
     env["KONDAVO_CLIENT_DIR"] = str(REPO / "client-js")

@@ -51,7 +51,7 @@ async def test_the_creator_may_choose_a_colour_and_an_untimed_game(k: Kondavo):
         ({"rated": "yes"}, "api/bad_field"),
         ({"name": 7}, "api/bad_field"),
         ({"variant": "english", "fen": "not a fen"}, "api/bad_fen"),
-        ({"opponent": "computer", "level": 3}, "computer/unavailable"),
+        ({"opponent": "computer", "level": 0}, "api/bad_field"),
         ([1, 2], "api/bad_json"),
     ],
 )

@@ -1,0 +1,224 @@
+"""Load benchmark (issue 7): throughput against the bare echo, paced latency, idle
+capacity, and two nodes on one Redis.
+
+1. Throughput, closed loop (each game moves as fast as the server relays): N games,
+   S spectators each, on the memory store, on Redis with one node and with two
+   nodes (White on node 1, Black on node 2); then a bare WebSocket echo on the same
+   stack with the same socket count. Relay ratio = frames delivered per second by
+   the game server / the echo's frames per second.
+2. Paced: G games at one move per P seconds each, one spectator each, one node
+   (memory store): relay p99.
+3. Idle capacity: K spectator sockets held open by one node (memory store), from
+   two client processes: sockets held and server memory per socket.
+
+Server CPU (share of one core) and RSS per socket are printed for each run; so is
+the load generator's own CPU, to show it is not the bottleneck. Redis runs use a
+private ``redis-server`` (bench/relay_cluster.py); without one they are skipped.
+
+    .venv/bin/python bench/load.py --quick     # under 5 minutes
+    .venv/bin/python bench/load.py             # the issue's sizes
+
+The last line is one JSON object: relay_ratio_memory, relay_ratio_redis,
+paced_p99_ms, sockets_held, kib_per_socket, two_node_speedup.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import loadgen  # noqa: E402
+
+
+def throughput(servers: list[loadgen.Server], games: int, spectators: int, seconds: float,
+               label: str) -> dict:
+    sampler = loadgen.CpuSampler(servers)
+    rss_before = sum(s.rss_bytes() for s in servers)
+    (run,) = loadgen.in_processes("play", [([s.url for s in servers], games, spectators,
+                                             seconds)])
+    rss_after = sum(s.rss_bytes() for s in servers)
+    sampler.stop()
+    moves_per_s = run["moves"] / run["elapsed"]
+    result = {
+        "label": label,
+        "moves_per_s": round(moves_per_s, 1),
+        "frames_per_s": round(run["frames"] / run["elapsed"], 1),
+        "relay_p50_ms": round(loadgen.quantile(run["latencies"], 0.5) * 1000, 2),
+        "relay_p99_ms": round(loadgen.quantile(run["latencies"], 0.99) * 1000, 2),
+        "server_cpu": round(sampler.share(run["window"]), 2),
+        "client_cpu": round(run["client_cpu"], 2),
+        "rss_mib": round(rss_after / 2**20, 1),
+        "rss_growth_mib": round((rss_after - rss_before) / 2**20, 1),
+    }
+    print(f"{label}: {result['moves_per_s']} moves/s, {result['frames_per_s']:.0f} frames/s, "
+          f"relay p50 {result['relay_p50_ms']} ms p99 {result['relay_p99_ms']} ms, "
+          f"server CPU {result['server_cpu']:.0%} of a core, load generator "
+          f"{result['client_cpu']:.0%}, server RSS {result['rss_mib']} MiB", flush=True)
+    return result
+
+
+def echo_floor(sockets: int, seconds: float) -> dict:
+    server = loadgen.start_echo()
+    sampler = loadgen.CpuSampler([server])
+    try:
+        (run,) = loadgen.in_processes("echo", [(server.ws_url + "/echo", sockets, seconds)])
+    finally:
+        sampler.stop()
+        server.stop()
+    per_s = run["round_trips"] / run["elapsed"]
+    print(f"bare echo, {sockets} sockets: {per_s:.0f} frames/s, server CPU "
+          f"{sampler.share(run['window']):.0%}, load generator {run['client_cpu']:.0%}",
+          flush=True)
+    return {"frames_per_s": round(per_s, 1)}
+
+
+def paced(games: int, every_s: float, seconds: float) -> dict:
+    server = loadgen.start_kondavo()
+    sampler = loadgen.CpuSampler([server])
+    try:
+        (run,) = loadgen.in_processes("play", [([server.url], games, 1, seconds, every_s, 5.0)])
+        rss = server.rss_bytes()
+    finally:
+        sampler.stop()
+        server.stop()
+    result = {
+        "games": games,
+        "moves_per_s": round(run["moves"] / run["elapsed"], 1),
+        "relay_p50_ms": round(loadgen.quantile(run["latencies"], 0.5) * 1000, 2),
+        "relay_p99_ms": round(loadgen.quantile(run["latencies"], 0.99) * 1000, 2),
+        "server_cpu": round(sampler.share(run["window"]), 2),
+        "client_cpu": round(run["client_cpu"], 2),
+        "kib_per_socket_loaded": round(rss / (games * 3) / 1024, 1),
+    }
+    print(f"paced: {games} games, a move per {every_s:g} s each, 1 spectator: "
+          f"{result['moves_per_s']} moves/s, relay p50 {result['relay_p50_ms']} ms, "
+          f"p99 {result['relay_p99_ms']} ms, server CPU {result['server_cpu']:.0%}, load "
+          f"generator {result['client_cpu']:.0%}, server RSS {rss / 2**20:.0f} MiB", flush=True)
+    return result
+
+
+def idle(sockets: int, seconds: float) -> dict:
+    server = loadgen.start_kondavo()
+    try:
+        games = [loadgen._post(server.url + "/api/games", {"clock": None})["id"]
+                 for _ in range(max(1, sockets // 100))]
+        time.sleep(1)
+        before = server.rss_bytes()
+        peak = [before]
+        done = threading.Event()
+
+        def watch() -> None:  # the server's RSS while the sockets are held
+            while not done.wait(0.25):
+                with contextlib.suppress(OSError):
+                    peak[0] = max(peak[0], server.rss_bytes())
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        half = sockets // 2
+        runs = loadgen.in_processes(
+            "hold", [(server.ws_url, games, half, seconds),
+                     (server.ws_url, games, sockets - half, seconds)]
+        )
+        done.set()
+        watcher.join()
+        after = peak[0]
+    finally:
+        server.stop()
+    held = sum(r["held"] for r in runs)
+    kib = (after - before) / max(1, held) / 1024
+    print(f"idle: {held} of {sockets} sockets held by one node "
+          f"({sum(r['failed'] for r in runs)} failed to open), {kib:.1f} KiB per socket "
+          f"(server RSS {before / 2**20:.0f} -> {after / 2**20:.0f} MiB)", flush=True)
+    return {"sockets_held": held, "kib_per_socket": round(kib, 1)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="smaller, under 5 minutes")
+    parser.add_argument("--games", type=int)
+    parser.add_argument("--spectators", type=int, default=2)
+    parser.add_argument("--seconds", type=float)
+    parser.add_argument("--paced-games", type=int)
+    parser.add_argument("--pace", type=float, default=2.0, help="seconds per move per game")
+    parser.add_argument("--idle-sockets", type=int)
+    parser.add_argument("--no-redis", action="store_true")
+    args = parser.parse_args()
+    quick = args.quick
+    games = args.games or 100
+    seconds = args.seconds or (8.0 if quick else 20.0)
+    paced_games = args.paced_games or (500 if quick else 2000)
+    limit = loadgen.raise_open_files()
+    idle_sockets = args.idle_sockets or (5000 if quick else min(20_000, limit) - 200)
+    sockets = games * (2 + args.spectators)
+    began = time.monotonic()
+    print(f"cores {os.cpu_count()}, open-file limit {limit}, "
+          f"{'quick' if quick else 'full'} run", flush=True)
+
+    memory = loadgen.start_kondavo()
+    try:
+        mem = throughput([memory], games, args.spectators, seconds, "memory store, 1 node")
+    finally:
+        memory.stop()
+    floor = echo_floor(sockets, seconds)
+
+    redis_one = redis_two = None
+    redis_server = shutil.which("redis-server") or (
+        "/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists() else None)
+    if redis_server and not args.no_redis:
+        from relay_cluster import Redis
+
+        redis = Redis()
+        try:
+            for count in (1, 2):
+                redis.flush()
+                nodes = [loadgen.start_kondavo(redis.url) for _ in range(count)]
+                try:
+                    result = throughput(nodes, games, args.spectators, seconds,
+                                        f"redis, {count} node(s)")
+                finally:
+                    for node in nodes:
+                        node.stop()
+                if count == 1:
+                    redis_one = result
+                else:
+                    redis_two = result
+        finally:
+            redis.stop()
+    else:
+        print("redis: skipped (no redis-server, or --no-redis)")
+
+    pace = paced(paced_games, args.pace, seconds * 2)
+    capacity = idle(idle_sockets, 10.0 if quick else 20.0)
+
+    ratio_memory = mem["frames_per_s"] / floor["frames_per_s"]
+    ratio_redis = redis_one["frames_per_s"] / floor["frames_per_s"] if redis_one else None
+    speedup = (redis_two["moves_per_s"] / redis_one["moves_per_s"]
+               if redis_one and redis_two else None)
+    print(f"relay ratio memory {ratio_memory:.2f} (target >= 0.5), redis "
+          f"{'n/a' if ratio_redis is None else f'{ratio_redis:.2f}'} (target >= 0.33); paced "
+          f"p99 {pace['relay_p99_ms']} ms at {paced_games} games (target <= 25 ms at 2000); "
+          f"{capacity['sockets_held']} sockets at {capacity['kib_per_socket']} KiB each "
+          f"(target 20000 at <= 40); two nodes {'n/a' if speedup is None else f'{speedup:.2f}'}x"
+          f" one (target >= 1.6); took {time.monotonic() - began:.0f} s", flush=True)
+    print(json.dumps({
+        "relay_ratio_memory": round(ratio_memory, 3),
+        "relay_ratio_redis": None if ratio_redis is None else round(ratio_redis, 3),
+        "paced_p99_ms": pace["relay_p99_ms"],
+        "sockets_held": capacity["sockets_held"],
+        "kib_per_socket": capacity["kib_per_socket"],
+        "two_node_speedup": None if speedup is None else round(speedup, 2),
+    }))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,346 @@
+"""How strong the computer is: level 8 against py-draughts, and each level against the one below.
+
+    .venv/bin/python bench/strength.py --quick      # a few games of each kind, < 5 minutes
+    .venv/bin/python bench/strength.py              # the issue's run: 40 games a rule set
+    .venv/bin/python bench/strength.py --times 0.1 --games 40 --ladder-games 20
+
+1. Level 8 against the strongest engine of the PyPI package ``py-draughts`` (its
+   ``TurboEngine`` on 10x10, its alpha-beta ``SimpleEngine`` on 8x8: Turbo plays
+   only 10x10) at equal time per move (``--times``, default 0.1 s and 1 s), on
+   International, Brazilian and Russian (py-draughts gets English wrong), from
+   balanced openings with colours alternating. py-draughts runs in its own virtual
+   environment (``--pyd-python``, default /work/pyd-venv/bin/python) as a child
+   process speaking JSON lines (``bench/pyd_driver.py``): it gets the game's start
+   FEN in numeric squares, every move played, and "go, T seconds"; its answer is
+   mapped to our legal move by path (or start, end and captured squares). At every
+   ply both libraries' legal moves are compared; any disagreement is reported.
+   Our side decides the result (its rules are the ones the server plays).
+2. The ladder: level k+1 against level k for every rule set, each at its own think
+   time times ``--ladder-scale``.
+
+Scores are fractions of a point for level 8 / the higher level, with the Elo
+difference and its 95% error margin. The last line is one JSON object:
+``{"vs_py_draughts": {variant: score}, "ladder": {variant: [2v1, 3v2, ..., 8v7]}}``
+(``vs_py_draughts`` pools every time control). A script that prints figures, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from engine import VARIANTS, Game, Move, get_rules  # noqa: E402
+from engine.game import Result  # noqa: E402
+from engine.levels import MAX_LEVEL, MIN_LEVEL, game_history, search_move  # noqa: E402
+from engine.match import MAX_PLIES, Score, balanced_openings, play_game  # noqa: E402
+from engine.rules import Color, Rules  # noqa: E402
+
+PYD_VARIANTS = ("international", "brazilian", "russian")
+DRIVER = Path(__file__).with_name("pyd_driver.py")
+DEFAULT_PYD_PYTHON = "/work/pyd-venv/bin/python"
+
+# --- squares in PDN numbers -------------------------------------------------------------
+
+
+def number(rules: Rules, square: int) -> int:
+    """The PDN number of one of our squares (8x8 boards are named algebraically here)."""
+    name = rules.square_name(square)
+    if name.isdigit():
+        return int(name)
+    col, row = "abcdefgh".index(name[0]), 8 - int(name[1:])  # row 0: Black's back rank
+    return row * 4 + col // 2 + 1
+
+
+def numeric_fen(rules: Rules, fen: str) -> str:
+    """Our FEN with every square as its PDN number."""
+    side, *fields = fen.split(":")
+    out = [side]
+    for f in fields:
+        colour, body = f[0], f[1:]
+        squares = []
+        for item in filter(None, body.split(",")):
+            king = item.startswith("K")
+            name = item[1:] if king else item
+            n = int(name) if name.isdigit() else number_from_name(name)
+            squares.append(("K" if king else "") + str(n))
+        out.append(colour + ",".join(squares))
+    return ":".join(out)
+
+
+def number_from_name(name: str) -> int:
+    col, row = "abcdefgh".index(name[0]), 8 - int(name[1:])
+    return row * 4 + col // 2 + 1
+
+
+def move_key(rules: Rules, move: Move) -> tuple[int, int, tuple[int, ...]]:
+    return (
+        number(rules, move.path[0]),
+        number(rules, move.path[-1]),
+        tuple(sorted(number(rules, c) for c in move.captured)),
+    )
+
+
+# --- py-draughts behind a pipe ----------------------------------------------------------
+
+
+class PyDraughts:
+    def __init__(self, python: str):
+        self.process = subprocess.Popen(
+            [python, str(DRIVER)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+
+    def ask(self, **request: Any) -> dict[str, Any]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        answer = json.loads(self.process.stdout.readline())
+        if "error" in answer:
+            raise RuntimeError(f"py-draughts: {answer['error']} (after {request})")
+        return answer
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.stdin.close()  # type: ignore[union-attr]
+            self.process.wait(10)
+
+
+_DRIVER: PyDraughts | None = None
+
+
+def _driver(python: str) -> PyDraughts:
+    global _DRIVER
+    if _DRIVER is None:
+        _DRIVER = PyDraughts(python)
+    return _DRIVER
+
+
+@dataclass
+class GameOutcome:
+    variant: str
+    seconds: float
+    ours_white: bool
+    points: float | None  # level 8's points; None: the game could not be finished
+    reason: str
+    plies: int
+    disagreements: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None
+    our_depths: list[int] = field(default_factory=list)
+
+
+def game_vs_pyd(variant: str, opening: list[str], ours_white: bool, seconds: float,
+                seed: int, python: str) -> GameOutcome:
+    """One game of level 8 against py-draughts at ``seconds`` a move."""
+    rules = get_rules(variant)
+    pyd = _driver(python)
+    game = Game.replay(rules, None, list(opening))
+    outcome = GameOutcome(variant, seconds, ours_white, None, "", 0)
+    ours = Color.WHITE if ours_white else Color.BLACK
+    try:
+        pyd.ask(cmd="new", variant=variant, fen=numeric_fen(rules, game.start_position.fen()))
+        for move in game.moves:
+            pyd.ask(cmd="push", path=[number(rules, s) for s in move.path])
+        while not game.is_over and len(game.moves) < MAX_PLIES:
+            pos = game.position
+            legal = pos.legal_moves()
+            theirs_legal = pyd.ask(cmd="legal")
+            ours_set = {move_key(rules, m) for m in legal}
+            theirs_set = {(a, b, tuple(c)) for a, b, c in theirs_legal["legal"]}
+            if ours_set != theirs_set:
+                outcome.disagreements.append({
+                    "fen": pos.fen(),
+                    "only_kondavo": sorted(ours_set - theirs_set),
+                    "only_py_draughts": sorted(theirs_set - ours_set),
+                })
+            if pos.side_to_move is ours:
+                result = search_move(pos, MAX_LEVEL, seed=seed * 1000 + len(game.moves),
+                                     time_limit=seconds, history=game_history(game))
+                assert result.move is not None
+                move = result.move
+                outcome.our_depths.append(result.depth)
+            else:
+                answer = pyd.ask(cmd="go", time=seconds)
+                move = _our_move(rules, legal, answer)
+            game.play(move)
+            pyd.ask(cmd="push", path=[number(rules, s) for s in move.path])
+    except Exception as exc:  # reported, and the game left out of the score
+        outcome.error = f"{type(exc).__name__}: {exc}"
+        outcome.plies = len(game.moves)
+        return outcome
+    outcome.plies = len(game.moves)
+    if game.is_over:
+        assert game.result is not None and game.reason is not None
+        res, outcome.reason = game.result, game.reason.value
+    else:
+        res, outcome.reason = Result.DRAW, "adjudicated"
+    if res is Result.DRAW:
+        outcome.points = 0.5
+    else:
+        outcome.points = 1.0 if (res is Result.WHITE_WINS) == ours_white else 0.0
+    return outcome
+
+
+def _our_move(rules: Rules, legal: list[Move], answer: dict[str, Any]) -> Move:
+    path = answer["path"]
+    exact = [m for m in legal if [number(rules, s) for s in m.path] == path]
+    if len(exact) == 1:
+        return exact[0]
+    key = (path[0], path[-1], tuple(sorted(answer["captured"])))
+    by_key = [m for m in legal if move_key(rules, m) == key]
+    if len(by_key) == 1:
+        return by_key[0]
+    raise RuntimeError(f"py-draughts played {path} (captured {answer['captured']}), "
+                       f"which is not one legal move here")
+
+
+def ladder_game(variant: str, opening: list[str], white: int, black: int, seed: int,
+                scale: float) -> tuple[str, str, int]:
+    record = play_game(variant, opening, white, black, seed=seed, time_scale=scale)
+    return record.result.value, record.reason, record.plies
+
+
+# --- reporting --------------------------------------------------------------------------
+
+
+def score_of(points: list[float]) -> Score:
+    score = Score()
+    for p in points:
+        if p == 1.0:
+            score.wins += 1
+        elif p == 0.0:
+            score.losses += 1
+        else:
+            score.draws += 1
+    return score
+
+
+def line(label: str, score: Score) -> str:
+    return f"{label:<44} {score}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="few, fast games: < 5 minutes")
+    parser.add_argument("--games", type=int, default=40, help="games per rule set and time")
+    parser.add_argument("--times", default="0.1,1", help="seconds per move vs py-draughts")
+    parser.add_argument("--ladder-games", type=int, default=20, help="games per ladder step")
+    parser.add_argument("--ladder-scale", type=float, default=0.25,
+                        help="each level thinks its think time times this")
+    parser.add_argument("--variants", default=",".join(VARIANTS), help="rule sets for the ladder")
+    parser.add_argument("--skip-ladder", action="store_true")
+    parser.add_argument("--skip-pyd", action="store_true")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--pyd-python", default=DEFAULT_PYD_PYTHON)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.games, args.times, args.ladder_games, args.ladder_scale = 2, "0.1", 2, 0.05
+    times = [float(t) for t in args.times.split(",") if t]
+    ladder_variants = [v for v in args.variants.split(",") if v]
+    started = time.perf_counter()
+    print(f"strength: {'quick' if args.quick else 'full'} run, {args.jobs} jobs, "
+          f"py-draughts {'skipped' if args.skip_pyd else args.pyd_python}", flush=True)
+
+    vs_pyd: dict[str, list[float]] = {v: [] for v in PYD_VARIANTS}
+    disagreements: list[dict[str, Any]] = []
+    errors: list[str] = []
+    with ProcessPoolExecutor(args.jobs) as pool:
+        if not args.skip_pyd:
+            for seconds in times:
+                tasks = []
+                for variant in PYD_VARIANTS:
+                    openings = balanced_openings(get_rules(variant), (args.games + 1) // 2,
+                                                 args.seed)
+                    for i in range(args.games):
+                        opening = openings[(i // 2) % len(openings)]
+                        tasks.append(pool.submit(game_vs_pyd, variant, opening, i % 2 == 0,
+                                                 seconds, args.seed + i, args.pyd_python))
+                by_variant: dict[str, list[GameOutcome]] = {v: [] for v in PYD_VARIANTS}
+                for task in tasks:
+                    outcome = task.result()
+                    by_variant[outcome.variant].append(outcome)
+                for variant in PYD_VARIANTS:
+                    done = [o for o in by_variant[variant] if o.points is not None]
+                    for o in by_variant[variant]:
+                        disagreements += [{"variant": variant, **d} for d in o.disagreements]
+                        if o.error:
+                            errors.append(f"{variant} {seconds}s: {o.error}")
+                    points = [o.points for o in done if o.points is not None]
+                    vs_pyd[variant] += points
+                    depths = [d for o in done for d in o.our_depths]
+                    mean_depth = sum(depths) / len(depths) if depths else 0
+                    plies = sum(o.plies for o in done) / len(done) if done else 0
+                    print(line(f"{variant} {seconds:g}s/move: level 8 vs py-draughts",
+                               score_of(points)),
+                          f" [{len(done)} games, {plies:.0f} plies avg, "
+                          f"our depth {mean_depth:.1f}]", flush=True)
+            print(f"legal-move disagreements between the libraries: {len(disagreements)}")
+            for d in disagreements[:10]:
+                print(f"  {d['variant']} {d['fen']}: only Kondavo {d['only_kondavo']}, "
+                      f"only py-draughts {d['only_py_draughts']}")
+            for e in errors[:10]:
+                print(f"  error: {e}")
+            for variant in PYD_VARIANTS:
+                if vs_pyd[variant]:
+                    print(line(f"{variant} all times: level 8 vs py-draughts",
+                               score_of(vs_pyd[variant])))
+
+        ladder: dict[str, list[float]] = {}
+        if not args.skip_ladder:
+            tasks2 = {}
+            for variant in ladder_variants:
+                openings = balanced_openings(get_rules(variant),
+                                             (args.ladder_games + 1) // 2, args.seed)
+                for high in range(MIN_LEVEL + 1, MAX_LEVEL + 1):
+                    for i in range(args.ladder_games):
+                        opening = openings[(i // 2) % len(openings)]
+                        high_white = i % 2 == 0
+                        white, black = (high, high - 1) if high_white else (high - 1, high)
+                        tasks2[(variant, high, i)] = (high_white, pool.submit(
+                            ladder_game, variant, opening, white, black, args.seed + i,
+                            args.ladder_scale))
+            for variant in ladder_variants:
+                ladder[variant] = []
+                for high in range(MIN_LEVEL + 1, MAX_LEVEL + 1):
+                    score = Score()
+                    for i in range(args.ladder_games):
+                        high_white, task = tasks2[(variant, high, i)]
+                        result, _, _ = task.result()
+                        if result == "draw":
+                            score.draws += 1
+                        elif (result == "white") == high_white:
+                            score.wins += 1
+                        else:
+                            score.losses += 1
+                    ladder[variant].append(round(score.fraction, 3))
+                    print(line(f"{variant}: level {high} vs level {high - 1}", score),
+                          flush=True)
+
+    if _DRIVER is not None:
+        _DRIVER.close()
+    print(f"elapsed {time.perf_counter() - started:.0f} s")
+    summary = {
+        "vs_py_draughts": {
+            v: round(sum(p) / len(p), 3) if p else None for v, p in vs_pyd.items()
+        },
+        "ladder": ladder,
+    }
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
