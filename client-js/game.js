@@ -52,7 +52,9 @@ class GamePage {
     this.id = id;
     this.state = null; // the last full state, kept current by events
     this.v = null;
-    this.ackCounter = 0;
+    // Ack ids start at random: the server spots a resent move by its seat and ack id, so
+    // two tabs of one seat must not both count from 1.
+    this.ackCounter = Math.floor(Math.random() * 0x40000000);
     this.pending = null; // {ack, path} of a move sent but not yet confirmed
     this.toast = "";
     this.connStatus = "connecting";

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import secrets
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -211,7 +212,9 @@ class GameConnection:
         self.draw_offer: str | None = None
         self.rematch: str | None = None
         self.spectators = 0
-        self._ack = 0
+        # Random start: the server spots a resent move by seat and ack id, so two
+        # connections of one seat must not both count from 1.
+        self._ack = secrets.randbelow(1 << 30)
         self._waiting: dict[int, asyncio.Future[m.Ack]] = {}
         self._pings: dict[int, asyncio.Future[m.Pong]] = {}
         self._changed = asyncio.Condition()

@@ -109,6 +109,7 @@ class Settings:
             ping_timeout_s=_number(env, "KONDAVO_PING_TIMEOUT_S", base.ping_timeout_s, 0.01),
             send_timeout_s=_number(env, "KONDAVO_SEND_TIMEOUT_S", base.send_timeout_s, 0.01),
             bot_workers=int(_number(env, "KONDAVO_BOT_WORKERS", base.bot_workers)),
+            hello_timeout_s=_number(env, "KONDAVO_HELLO_TIMEOUT_S", base.hello_timeout_s, 0.01),
             tick_s=_number(env, "KONDAVO_TICK_S", base.tick_s, 0.01),
             client_dir=Path(env.get("KONDAVO_CLIENT_DIR") or base.client_dir),
         )
