@@ -363,10 +363,12 @@ def _connect(rec: GameRecord, cmd: Connect, now: int, out: Outcome) -> None:
     seat = rec.seat(_seated(rec, cmd.by))
     assert seat is not None
     seat.sockets += 1
-    if seat.sockets == 1:
-        seat.gone_since = None
-        seat.claim_announced = False
-        _emit(rec, out.events, m.Presence, side=cmd.by, present=True)
+    seat.gone_since = None
+    seat.claim_announced = False
+    # An event even for a second socket of the seat: the count must reach the store
+    # (only commits with events are written), or closing one of two tabs would
+    # announce the player gone.
+    _emit(rec, out.events, m.Presence, side=cmd.by, present=True)
     out.acked = True
 
 
@@ -378,7 +380,7 @@ def _disconnect(rec: GameRecord, cmd: Disconnect, now: int, out: Outcome) -> Non
     seat.sockets -= 1
     if seat.sockets == 0:
         seat.gone_since = now
-        _emit(rec, out.events, m.Presence, side=cmd.by, present=False)
+    _emit(rec, out.events, m.Presence, side=cmd.by, present=seat.sockets > 0)
     out.acked = True
 
 

@@ -371,13 +371,16 @@ def test_the_creator_may_abort_a_game_nobody_joined():
 # --- presence and claims --------------------------------------------------------------
 
 
-def test_presence_is_announced_on_the_first_socket_and_after_the_last():
+def test_presence_counts_every_socket_and_says_gone_only_after_the_last():
     record = make(connected=False)
     outcome = run(record, Connect("white"))
     assert [(e.message.t, e.message.present) for e in outcome.events] == [("presence", True)]
     record = ok(outcome.record, Connect("white"))  # a second tab
-    assert run(record, Disconnect("white")).events == []
-    record = ok(record, Disconnect("white"))
+    assert record.seats["white"].sockets == 2
+    # Closing one tab is an event too, so the lower count reaches the store; still present.
+    outcome = run(record, Disconnect("white"))
+    assert [(e.message.t, e.message.present) for e in outcome.events] == [("presence", True)]
+    record = outcome.record
     assert run(record, Disconnect("white"), now=T0 + 1).events[0].message.present is False
 
 
