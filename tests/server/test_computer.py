@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import importlib.util
 import random
+import sys
 import time
+from pathlib import Path
 
 import pytest
-from conftest import TEST_SETTINGS, Running, free_port
 
 from engine import Game, get_rules
 from protocol.client import Kondavo
@@ -27,6 +29,16 @@ from server.computer import PoolBot, think_budget
 from server.games import Games
 from server.ratings import computer_id, public_id
 from server.store import MemoryStore
+
+# This directory's conftest by its path: "conftest" alone may name tests/e2e's.
+_spec = importlib.util.spec_from_file_location(
+    "server_tests_conftest", Path(__file__).with_name("conftest.py")
+)
+assert _spec is not None and _spec.loader is not None
+_conftest = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = _conftest  # its dataclasses look their module up
+_spec.loader.exec_module(_conftest)
+TEST_SETTINGS, Running, free_port = _conftest.TEST_SETTINGS, _conftest.Running, _conftest.free_port
 
 ALICE = "alice-0123456789abcdef"
 BOB = "bob-0123456789abcdef00"

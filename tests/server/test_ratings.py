@@ -271,7 +271,9 @@ async def test_ratings_are_shown_beside_names_and_in_the_lobby(serve):
         await conn.resign()
         await conn.until(lambda c: any(m.t == "rated" for m in c.received))
     # The rematch-free next game: both now carry their new ratings.
-    open_game = await k.create(variant="english", opponent="open", rated=True, player=ALICE)
+    open_game = await k.create(
+        variant="english", opponent="open", color="white", rated=True, player=ALICE
+    )
     lobby = await k.lobby()
     entry = next(g for g in lobby["open"] if g["id"] == open_game.game)
     assert entry["rated"] and entry["creator"]["rating"] > 1500
