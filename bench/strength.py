@@ -44,6 +44,7 @@ from engine.game import Result  # noqa: E402
 from engine.levels import MAX_LEVEL, MIN_LEVEL, game_history, search_move  # noqa: E402
 from engine.match import MAX_PLIES, Score, balanced_openings, play_game  # noqa: E402
 from engine.rules import Color, Rules  # noqa: E402
+from engine.search import Searcher  # noqa: E402
 
 PYD_VARIANTS = ("international", "brazilian", "russian")
 DRIVER = Path(__file__).with_name("pyd_driver.py")
@@ -149,6 +150,8 @@ def game_vs_pyd(variant: str, opening: list[str], ours_white: bool, seconds: flo
     game = Game.replay(rules, None, list(opening))
     outcome = GameOutcome(variant, seconds, ours_white, None, "", 0)
     ours = Color.WHITE if ours_white else Color.BLACK
+    # One searcher for the game, as py-draughts keeps one engine (and its table) a game.
+    searcher = Searcher(rules)
     try:
         pyd.ask(cmd="new", variant=variant, fen=numeric_fen(rules, game.start_position.fen()))
         for move in game.moves:
@@ -167,7 +170,8 @@ def game_vs_pyd(variant: str, opening: list[str], ours_white: bool, seconds: flo
                 })
             if pos.side_to_move is ours:
                 result = search_move(pos, MAX_LEVEL, seed=seed * 1000 + len(game.moves),
-                                     time_limit=seconds, history=game_history(game))
+                                     time_limit=seconds, history=game_history(game),
+                                     searcher=searcher)
                 assert result.move is not None
                 move = result.move
                 outcome.our_depths.append(result.depth)
@@ -239,7 +243,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ladder-games", type=int, default=20, help="games per ladder step")
     parser.add_argument("--ladder-scale", type=float, default=0.25,
                         help="each level thinks its think time times this")
-    parser.add_argument("--variants", default=",".join(VARIANTS), help="rule sets for the ladder")
+    parser.add_argument("--variants", default=",".join(VARIANTS),
+                        help="rule sets to play (py-draughts plays only "
+                             f"{', '.join(PYD_VARIANTS)} of them)")
     parser.add_argument("--skip-ladder", action="store_true")
     parser.add_argument("--skip-pyd", action="store_true")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -250,29 +256,32 @@ def main(argv: list[str] | None = None) -> int:
         args.games, args.times, args.ladder_games, args.ladder_scale = 2, "0.1", 2, 0.05
     times = [float(t) for t in args.times.split(",") if t]
     ladder_variants = [v for v in args.variants.split(",") if v]
+    for v in ladder_variants:
+        get_rules(v)  # an unknown rule set fails here, naming the known ones
+    pyd_variants = [v for v in PYD_VARIANTS if v in ladder_variants]
     started = time.perf_counter()
     print(f"strength: {'quick' if args.quick else 'full'} run, {args.jobs} jobs, "
           f"py-draughts {'skipped' if args.skip_pyd else args.pyd_python}", flush=True)
 
-    vs_pyd: dict[str, list[float]] = {v: [] for v in PYD_VARIANTS}
+    vs_pyd: dict[str, list[float]] = {v: [] for v in pyd_variants}
     disagreements: list[dict[str, Any]] = []
     errors: list[str] = []
     with ProcessPoolExecutor(args.jobs) as pool:
         if not args.skip_pyd:
             for seconds in times:
                 tasks = []
-                for variant in PYD_VARIANTS:
+                for variant in pyd_variants:
                     openings = balanced_openings(get_rules(variant), (args.games + 1) // 2,
                                                  args.seed)
                     for i in range(args.games):
                         opening = openings[(i // 2) % len(openings)]
                         tasks.append(pool.submit(game_vs_pyd, variant, opening, i % 2 == 0,
                                                  seconds, args.seed + i, args.pyd_python))
-                by_variant: dict[str, list[GameOutcome]] = {v: [] for v in PYD_VARIANTS}
+                by_variant: dict[str, list[GameOutcome]] = {v: [] for v in pyd_variants}
                 for task in tasks:
                     outcome = task.result()
                     by_variant[outcome.variant].append(outcome)
-                for variant in PYD_VARIANTS:
+                for variant in pyd_variants:
                     done = [o for o in by_variant[variant] if o.points is not None]
                     for o in by_variant[variant]:
                         disagreements += [{"variant": variant, **d} for d in o.disagreements]
@@ -293,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"only py-draughts {d['only_py_draughts']}")
             for e in errors[:10]:
                 print(f"  error: {e}")
-            for variant in PYD_VARIANTS:
+            for variant in pyd_variants:
                 if vs_pyd[variant]:
                     print(line(f"{variant} all times: level 8 vs py-draughts",
                                score_of(vs_pyd[variant])))

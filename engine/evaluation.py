@@ -42,6 +42,7 @@ class Weights:
     mobility: int  # per free step of a man
     tempo: int  # having the move
     trade_bonus: int  # per 1/32 of the material lead, scaled by how much has been traded
+    balance: int = 0  # per man more on one half of the board (left or right) than the other
 
 
 def weights_for(rules: Rules) -> Weights:
@@ -67,6 +68,8 @@ def weights_for(rules: Rules) -> Weights:
         mobility=1 if board.all_squares else 2,
         tempo=3,
         trade_bonus=8,
+        # A lopsided formation is weak: more so on a wide board with many men.
+        balance=3 if board.cols >= 10 else 2,
     )
 
 
@@ -127,6 +130,8 @@ class Evaluator:
         self.king_pst = (_planes(kpst[0]), _planes(kpst[1]))
         self.step_dirs = t.step_dirs
         self.mask = board.mask
+        self.left = sum(1 << sq for sq, (col, _) in board.coords.items() if 2 * col < cols - 1)
+        self.right = sum(1 << sq for sq, (col, _) in board.coords.items() if 2 * col > cols - 1)
 
     # --- scoring -------------------------------------------------------------------
 
@@ -173,6 +178,13 @@ class Evaluator:
             for d in self.step_dirs[1]:
                 mob -= (((bm << d) if d > 0 else (bm >> -d)) & empty).bit_count()
             score += mob * self.weights.mobility
+
+            # Balance: men spread evenly over both wings, while many are left.
+            if phase * 2 > self.start_total:
+                left, right = self.left, self.right
+                bal = (abs((wm & left).bit_count() - (wm & right).bit_count())
+                       - abs((bm & left).bit_count() - (bm & right).bit_count()))
+                score -= bal * self.weights.balance
 
         if wk or bk:
             kp_w, kp_b = self.king_pst

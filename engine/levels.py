@@ -48,12 +48,14 @@ LEVELS: dict[int, Level] = {
     lv.number: lv
     for lv in (
         Level(1, max_depth=1, think_time=0.2, noise=300, rating=700, name="Beginner"),
-        Level(2, max_depth=2, think_time=0.3, noise=150, rating=900, name="Novice"),
-        Level(3, max_depth=3, think_time=0.4, noise=80, rating=1100, name="Casual"),
-        Level(4, max_depth=4, think_time=0.5, noise=40, rating=1300, name="Club"),
-        Level(5, max_depth=5, think_time=0.5, noise=15, rating=1500, name="Strong club"),
-        Level(6, max_depth=6, think_time=0.5, noise=0, rating=1700, name="Expert"),
-        Level(7, max_depth=64, think_time=1.0, noise=0, rating=1850, name="Master"),
+        Level(2, max_depth=2, think_time=0.2, noise=150, rating=900, name="Novice"),
+        Level(3, max_depth=3, think_time=0.25, noise=80, rating=1100, name="Casual"),
+        Level(4, max_depth=4, think_time=0.25, noise=40, rating=1300, name="Club"),
+        Level(5, max_depth=5, think_time=0.3, noise=15, rating=1500, name="Strong club"),
+        Level(6, max_depth=6, think_time=0.3, noise=0, rating=1700, name="Expert"),
+        # The top two search as deep as their time allows: four times the time is
+        # about a ply and a half more.
+        Level(7, max_depth=64, think_time=0.75, noise=0, rating=1850, name="Master"),
         Level(8, max_depth=64, think_time=3.0, noise=0, rating=2000, name="Grandmaster"),
     )
 }
@@ -76,10 +78,16 @@ def think_time(level: int) -> float:
 
 def search_move(position: Position, level: int, seed: int | None = None,
                 time_limit: float | None = None, node_limit: int | None = None,
-                history: Iterable[tuple[int, int, int, int]] = ()) -> SearchResult:
-    """The level's full search result (move, score, depth, nodes) for ``position``."""
+                history: Iterable[tuple[int, int, int, int]] = (),
+                searcher: Searcher | None = None) -> SearchResult:
+    """The level's full search result (move, score, depth, nodes) for ``position``.
+
+    ``searcher``: one ``Searcher`` kept for the moves of one game (and one rule set),
+    so its transposition table carries over from move to move; None: a fresh one."""
     params = get_level(level).params(seed, time_limit, node_limit)
-    return Searcher(position.rules, params).search(position, history)
+    if searcher is None:
+        return Searcher(position.rules, params).search(position, history)
+    return searcher.search(position, history, params)
 
 
 def choose_move(position: Position, level: int, seed: int | None = None,

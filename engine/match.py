@@ -89,6 +89,8 @@ def play_game(variant: str, opening: Iterable[str], white_level: int, black_leve
     opening = tuple(opening)
     game = Game.replay(rules, None, list(opening))
     history: list[tuple[int, int, int, int]] = []
+    # One searcher a side for the whole game: its table carries over between moves.
+    searchers = (Searcher(rules), Searcher(rules))
     while not game.is_over and len(game.moves) < MAX_PLIES:
         pos = game.position
         level = white_level if pos.side_to_move is Color.WHITE else black_level
@@ -96,7 +98,8 @@ def play_game(variant: str, opening: Iterable[str], white_level: int, black_leve
         if time_limit is not None:
             budget = min(budget, time_limit)
         result = search_move(pos, level, seed=seed * 1000 + len(game.moves),
-                             time_limit=budget, node_limit=node_limit, history=history)
+                             time_limit=budget, node_limit=node_limit, history=history,
+                             searcher=searchers[pos.turn])
         assert result.move is not None
         if result.move.captured or not (pos.kings >> result.move.start) & 1:
             history.clear()

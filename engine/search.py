@@ -32,6 +32,9 @@ MAX_PLY = 120
 
 # Transposition-table bounds.
 EXACT, LOWER, UPPER = 0, 1, 2
+# Half-width of the first root window around the last iteration's score.
+ASPIRATION = 30
+EVAL_CACHE = 1 << 18  # entries of the static-score cache
 
 
 # A table entry: (depth, score, bound, best move as (start, end, captured mask)).
@@ -90,6 +93,8 @@ class Searcher:
         size = max(rules.board.squares) + 1
         self._size = size
         self.tt: dict[tuple[int, int, int, int], _Entry] = {}
+        # Static scores of quiet positions (they do not depend on the path or window).
+        self._evals: dict[tuple[int, int, int, int], int] = {}
         self.history = [0] * (size * size)
         self.killers = [[-1, -1] for _ in range(MAX_PLY + 2)]
         self.nodes = 0
@@ -97,6 +102,7 @@ class Searcher:
         self._node_limit = 0
         self._path: set[tuple[int, int, int, int]] = set()
         self._improved: tuple[Move, int] | None = None
+        self._reductions, self._tt_size = self.params.reductions, self.params.tt_size
         self._step_dirs = self.t.step_dirs
         self._king_dirs = self.t.king_dirs
         self._mask = self.t.mask
@@ -114,12 +120,15 @@ class Searcher:
         p = params or self.params
         if p is not self.params and p.seed is not None:
             self.rng = random.Random(p.seed)
+        self._reductions, self._tt_size = p.reductions, p.tt_size
         start = time.perf_counter()
         self.nodes = 0
         self._deadline = start + p.time_limit if p.time_limit is not None else float("inf")
         self._node_limit = p.node_limit or (1 << 62)
         if len(self.tt) >= p.tt_size:
             self.tt.clear()
+        if len(self._evals) >= EVAL_CACHE:
+            self._evals.clear()
         # Age the history so an old game's statistics fade.
         self.history = [h >> 2 for h in self.history]
         for k in self.killers:
@@ -154,7 +163,8 @@ class Searcher:
                         score, order = self._root_exact(own, opp, kings, turn, moves, depth,
                                                          noise)
                     else:
-                        score, order = self._root(own, opp, kings, turn, moves, depth, p)
+                        score, order = self._aspirate(own, opp, kings, turn, moves, depth,
+                                                      best_score if done_depth >= 3 else None)
                 except _Stop:
                     # A move that beat the previous best in the unfinished iteration,
                     # searched in full, is better information than the last iteration.
@@ -165,11 +175,8 @@ class Searcher:
                 best_move, best_score, done_depth = moves[0], score, depth
                 if abs(score) > WIN_BOUND:
                     break  # a forced win or loss found: deeper search changes nothing
-                elapsed = time.perf_counter() - start
-                # The next iteration costs a few times this one: do not start what
-                # cannot finish.
-                if p.time_limit is not None and elapsed > 0.4 * p.time_limit:
-                    break
+                # With a clock, go on until it runs out: the unfinished iteration searches
+                # the best move first and keeps any move found to beat it.
         finally:
             self._path.discard(root_key)
         seconds = time.perf_counter() - start
@@ -178,12 +185,33 @@ class Searcher:
 
     # --- root ----------------------------------------------------------------------
 
-    def _root(self, own, opp, kings, turn, moves, depth, p) -> tuple[int, list[Move]]:
-        """One iteration at the root; returns the score and the moves best first."""
-        alpha, beta = -INF, INF
+    def _aspirate(self, own, opp, kings, turn, moves, depth,
+                  guess: int | None) -> tuple[int, list[Move]]:
+        """One iteration at the root in a narrow window around the last score, widened
+        and searched again when the score falls outside it."""
+        if guess is None or abs(guess) > WIN_BOUND:
+            return self._root(own, opp, kings, turn, moves, depth, -INF, INF)
+        delta = ASPIRATION
+        alpha, beta = guess - delta, guess + delta
+        while True:
+            score, order = self._root(own, opp, kings, turn, moves, depth, alpha, beta)
+            if score <= alpha:
+                alpha = -INF if delta >= 4 * ASPIRATION else score - 2 * delta
+            elif score >= beta:
+                beta = INF if delta >= 4 * ASPIRATION else score + 2 * delta
+                moves = order  # the move that failed high goes first
+            else:
+                return score, order
+            delta *= 2
+
+    def _root(self, own, opp, kings, turn, moves, depth, alpha, beta) -> tuple[int, list[Move]]:
+        """One iteration at the root; returns the score and the moves best first.
+
+        In a window ``(alpha, beta)``: a score at or below ``alpha`` means every move
+        failed low; at or above ``beta``, the first move in the order failed high."""
+        alpha0 = alpha
         scored: list[tuple[int, int]] = []
-        best_i = 0
-        self._improved = None
+        best_i, best = 0, -INF
         for i, m in enumerate(moves):
             c_own, c_opp, c_kings = self._make(own, opp, kings, m)
             if i == 0:
@@ -192,18 +220,24 @@ class Searcher:
             else:
                 score = -self._negamax(c_own, c_opp, c_kings, turn ^ 1, depth - 1, -alpha - 1,
                                        -alpha, 1)
-                if score > alpha:
+                if alpha < score < beta:
                     score = -self._negamax(c_own, c_opp, c_kings, turn ^ 1, depth - 1, -beta,
                                            -alpha, 1)
             scored.append((score if score > alpha or i == 0 else alpha - 1, i))
+            if score > best:
+                best, best_i = score, i
             if score > alpha:
-                alpha, best_i = score, i
-                if i:
+                alpha = score
+                if i and alpha0 < score:
                     self._improved = (m, score)
+                if score >= beta:
+                    break
         scored.sort(key=lambda s: -s[0])
         order = [moves[best_i]] + [moves[i] for _, i in scored if i != best_i]
-        self._store(own, opp, kings, turn, depth, alpha, EXACT, order[0])
-        return alpha, order
+        order += moves[len(scored):]
+        if alpha0 < best < beta:
+            self._store(own, opp, kings, turn, depth, best, EXACT, order[0])
+        return best, order
 
     def _root_exact(self, own, opp, kings, turn, moves, depth, noise) -> tuple[int, list[Move]]:
         """Every root move scored exactly, plus its noise: the weak levels' root."""
@@ -261,11 +295,18 @@ class Searcher:
         if not has_capture(t, own, opp, kings, turn):
             if not own:
                 return -WIN + ply
-            if not self._can_step(own, opp, kings, turn):
-                return -WIN + ply  # blocked: no legal move loses
-            if turn == 0:
-                return self.evaluator.evaluate(own, opp, kings, 0)
-            return self.evaluator.evaluate(opp, own, kings, 1)
+            key = (own, opp, kings, turn)
+            score = self._evals.get(key)
+            if score is None:
+                if not self._can_step(own, opp, kings, turn):
+                    score = -WIN  # blocked: no legal move loses
+                elif turn == 0:
+                    score = self.evaluator.evaluate(own, opp, kings, 0)
+                else:
+                    score = self.evaluator.evaluate(opp, own, kings, 1)
+                if len(self._evals) < EVAL_CACHE:
+                    self._evals[key] = score
+            return score + ply if score == -WIN else score
         if ply >= MAX_PLY:
             return self._static(own, opp, kings, turn)
         moves = capture_moves(t, own, opp, kings, turn)
@@ -363,7 +404,7 @@ class Searcher:
 
         alpha0 = alpha
         best, best_move = -INF, moves[0]
-        reduce_ok = self.params.reductions and not capture and depth >= 3
+        reduce_ok = self._reductions and not capture and depth >= 3
         path_set = self._path
         path_set.add(key)
         try:
@@ -412,7 +453,7 @@ class Searcher:
             stored += ply
         elif stored < -WIN_BOUND:
             stored -= ply
-        if len(self.tt) < self.params.tt_size or key in self.tt:
+        if len(self.tt) < self._tt_size or key in self.tt:
             self.tt[key] = (depth, stored, flag,
                             (best_move.path[0], best_move.path[-1], best_move.capmask))
         return best
