@@ -111,6 +111,17 @@ class Rules:
         return [(self.square_name(sq), *self.board.coords[sq]) for sq in self.board.squares]
 
     def square_name(self, sq: int) -> str:
+        try:
+            return self._square_names[sq]
+        except KeyError:
+            return self._compute_square_name(sq)
+
+    @cached_property
+    def _square_names(self) -> dict[int, str]:
+        # Looked up for every square of every move shown or parsed: computed once.
+        return {sq: self._compute_square_name(sq) for sq in self.board.squares}
+
+    def _compute_square_name(self, sq: int) -> str:
         if self.notation == "numeric":
             return str(self.board.numbers[sq])
         return self.board.algebraic(sq)

@@ -140,24 +140,74 @@ class GameRecord:
         return cls(**body)
 
     def copy(self) -> GameRecord:
-        return GameRecord.from_dict(self.to_dict())
+        """A deep copy that shares only immutable leaves (as ``from_dict(to_dict())``)."""
+        return _copied(self)  # type: ignore[no-any-return]
+
+
+# Immutable leaves: shared by copies, never walked. Checked by exact type first, as
+# most of a record is strings and integers (the moves, the clocks).
+_LEAVES = frozenset({str, int, float, bool, type(None), bytes})
 
 
 def _plain(value: Any) -> Any:
     """A deep copy of ``value`` as plain data (dataclasses become dicts); leaves are
     immutable scalars and strings, so they are shared, not copied."""
+    kind = type(value)
+    if kind in _LEAVES:
+        return value
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_plain(v) for v in value]
     if isinstance(value, tuple):
         return tuple(_plain(v) for v in value)
-    names = _FIELD_NAMES.get(type(value))
+    names = _field_names(kind)
     if names is None:
-        if not dataclasses.is_dataclass(value) or isinstance(value, type):
-            return value
-        names = _FIELD_NAMES[type(value)] = tuple(f.name for f in dataclasses.fields(value))
+        return value
     return {name: _plain(getattr(value, name)) for name in names}
 
 
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+def _copied(value: Any) -> Any:
+    """A deep copy of ``value`` that keeps dataclasses as they are; leaves are shared."""
+    kind = type(value)
+    if kind in _LEAVES:
+        return value
+    if kind is list:  # the moves, the chat: mostly leaves, checked here without a call
+        return [v if type(v) in _LEAVES else _copied(v) for v in value]
+    if kind is dict:
+        return {k: v if type(v) in _LEAVES else _copied(v) for k, v in value.items()}
+    if isinstance(value, dict):
+        return {k: _copied(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copied(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_copied(v) for v in value)
+    names = _field_names(kind)
+    if names is None:
+        return value
+    if kind in _PLAIN_INIT:
+        # Its __init__ only assigns the fields: fill the instance's dict directly.
+        twin = object.__new__(kind)
+        twin.__dict__.update(
+            {k: v if type(v) in _LEAVES else _copied(v) for k, v in value.__dict__.items()}
+        )
+        return twin
+    return kind(**{name: _copied(getattr(value, name)) for name in names})
+
+
+def _field_names(kind: type) -> tuple[str, ...] | None:
+    """A dataclass's field names (cached), or None for any other type."""
+    try:
+        return _FIELD_NAMES[kind]
+    except KeyError:
+        names = (
+            tuple(f.name for f in dataclasses.fields(kind))
+            if dataclasses.is_dataclass(kind)
+            else None
+        )
+        _FIELD_NAMES[kind] = names
+        return names
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+_PLAIN_INIT = frozenset({GameRecord, SeatRecord})

@@ -67,6 +67,9 @@ Audience = Literal["all", "players", "spectators", "white", "black"]
 class RoomEvent:
     message: m.Event
     audience: Audience = "all"
+    # The encoded frame for those who see it (True) and for the others (False): made
+    # once per event, not once per socket, as every local socket is handed this object.
+    _frames: dict[bool, bytes] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def v(self) -> int:
@@ -85,6 +88,31 @@ class RoomEvent:
     def for_viewer(self, side: Side | None) -> m.Event:
         """The message itself, or a bare version step for those who may not see it."""
         return self.message if self.seen_by(side) else m.Skip(v=self.v)
+
+    def frame_for(self, side: Side | None) -> bytes:
+        """``for_viewer(side)`` as the bytes of a binary frame, encoded once per audience."""
+        seen = self.seen_by(side)
+        frame = self._frames.get(seen)
+        if frame is None:
+            frame = self.frame() if seen else m.encode(m.Skip(v=self.v))
+            self._frames[seen] = frame
+        return frame
+
+    def frame(self) -> bytes:
+        """The message itself as the bytes of a binary frame (encoded once)."""
+        frame = self._frames.get(True)
+        if frame is None:
+            frame = self._frames[True] = m.encode(self.message)
+        return frame
+
+    @classmethod
+    def from_frame(cls, frame: bytes, audience: Audience) -> RoomEvent:
+        """The event whose ``frame()`` is ``frame``."""
+        message = m.decode_server(frame)
+        assert isinstance(message, m.Event)
+        event = cls(message, audience)
+        event._frames[True] = frame
+        return event
 
     def to_dict(self) -> dict[str, object]:
         return {"audience": self.audience, "message": self.message.to_dict()}

@@ -362,9 +362,12 @@ class GameSocket:
                 await self.websocket.close(CloseCode.SERVER_ERROR)
 
     async def _write(self, message: m.ServerMessage) -> None:
+        await self._write_frame(m.encode(message))
+
+    async def _write_frame(self, frame: bytes) -> None:
         # The send only waits while the transport's buffer is full (the peer is slow).
         async with asyncio.timeout(self.settings.send_timeout_s):
-            await self.websocket.send_bytes(m.encode(message))
+            await self.websocket.send_bytes(frame)
 
     async def _send_snapshot(self) -> None:
         record = await self.store.load(self.game_id)
@@ -394,7 +397,7 @@ class GameSocket:
     async def _send_in_order(self, event: RoomEvent) -> None:
         if event.v != self.last_v + 1:
             return
-        await self._write(event.for_viewer(self.side))
+        await self._write_frame(event.frame_for(self.side))
         self.last_v = event.v
         if isinstance(event.message, m.Rematch) and self.side is not None:
             await self._send_rematch_seat(event.message.game)

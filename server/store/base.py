@@ -63,7 +63,11 @@ class Store(Protocol):
         ...
 
     async def load(self, game_id: str) -> GameRecord | None:
-        """The record (its ``version`` field is the stored version), or None."""
+        """The record (its ``version`` field is the stored version), or None.
+
+        Read-only: a store may hand out the record it keeps (the memory store does);
+        copy it before changing it, as ``room.handle`` does.
+        """
         ...
 
     async def commit(
@@ -77,7 +81,8 @@ class Store(Protocol):
         """Write ``record`` if the stored version is still ``expected_version``.
 
         On success, append ``events`` to the log, publish them, set the deadline,
-        and return True; otherwise change nothing and return False.
+        and return True; otherwise change nothing and return False. A store may keep
+        ``record`` itself (the memory store does): do not change it afterwards.
         """
         ...
 
