@@ -22,39 +22,22 @@ import os
 import random
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from loadgen import free_port, wait_http  # noqa: E402
+
 from protocol import messages as m  # noqa: E402
 from protocol.client import CommandRefused, Kondavo  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_http(url: str, process: subprocess.Popen[bytes], seconds: float = 20) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        try:
-            with urllib.request.urlopen(url, timeout=1):
-                return
-        except OSError:
-            if process.poll() is not None:
-                raise RuntimeError(f"{url}: the process exited") from None
-            time.sleep(0.05)
-    raise RuntimeError(f"{url} did not answer")
 
 
 class Redis:
