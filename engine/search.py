@@ -8,6 +8,14 @@ statically. Everything lives in a ``Searcher`` (tables, counters, the random
 generator seeded from ``SearchParams.seed``): no module state, safe to run in
 several processes or threads at once.
 
+Positions are keyed by a Zobrist hash: one random 64-bit number per (colour,
+man or king, square) and one for the side to move, XORed together. A move
+updates the key with a few XORs (the piece leaves its square, lands on another,
+captured pieces vanish, the turn flips) instead of hashing four bitboards, and a
+Python int key is cheaper for the tables than a tuple. Two positions sharing a
+key (odds about 2^-64 per pair) could only swap a score: a table move is always
+matched against the real legal moves before it is used.
+
 The search works on bare bitboards ``(own, opp, kings, turn)`` and the move
 generator's functions, not on ``Position`` objects: making a move is four
 integer operations.
@@ -39,6 +47,41 @@ EVAL_CACHE = 1 << 18  # entries of the static-score cache
 
 # A table entry: (depth, score, bound, best move as (start, end, captured mask)).
 _Entry = tuple[int, int, int, tuple[int, int, int]]
+# The Zobrist numbers come from a fixed seed: every process keys a position alike.
+ZOBRIST_SEED = 0x6B6F6E6461766F
+
+
+@dataclass(frozen=True)
+class Zobrist:
+    """Random keys of one board size: ``men[colour][sq]``, ``kings[colour][sq]``, and
+    ``turn`` (XORed in when Black is to move)."""
+
+    men: tuple[tuple[int, ...], tuple[int, ...]]
+    kings: tuple[tuple[int, ...], tuple[int, ...]]
+    turn: int
+
+    @classmethod
+    def for_size(cls, size: int) -> Zobrist:
+        rng = random.Random(ZOBRIST_SEED)
+
+        def row() -> tuple[int, ...]:
+            return tuple(rng.getrandbits(64) for _ in range(size))
+
+        men = (row(), row())
+        kings = (row(), row())
+        return cls(men, kings, rng.getrandbits(64))
+
+    def key(self, white: int, black: int, kings: int, turn: int) -> int:
+        """The key of a whole position (the search updates it move by move)."""
+        h = self.turn if turn else 0
+        for colour, bits in ((0, white), (1, black)):
+            men, kgs = self.men[colour], self.kings[colour]
+            while bits:
+                low = bits & -bits
+                sq = low.bit_length() - 1
+                h ^= kgs[sq] if kings & low else men[sq]
+                bits ^= low
+        return h
 
 
 class _Stop(Exception):
@@ -92,15 +135,18 @@ class Searcher:
         self.rng = random.Random(self.params.seed)
         size = max(rules.board.squares) + 1
         self._size = size
-        self.tt: dict[tuple[int, int, int, int], _Entry] = {}
+        self.zobrist = Zobrist.for_size(size)
+        self._zmen, self._zkings, self._zturn = (self.zobrist.men, self.zobrist.kings,
+                                                 self.zobrist.turn)
+        self.tt: dict[int, _Entry] = {}
         # Static scores of quiet positions (they do not depend on the path or window).
-        self._evals: dict[tuple[int, int, int, int], int] = {}
+        self._evals: dict[int, int] = {}
         self.history = [0] * (size * size)
         self.killers = [[-1, -1] for _ in range(MAX_PLY + 2)]
         self.nodes = 0
         self._deadline = 0.0
         self._node_limit = 0
-        self._path: set[tuple[int, int, int, int]] = set()
+        self._path: set[int] = set()
         self._improved: tuple[Move, int] | None = None
         self._reductions, self._tt_size = self.params.reductions, self.params.tt_size
         self._step_dirs = self.t.step_dirs
@@ -138,8 +184,9 @@ class Searcher:
         own, opp = (position.white, position.black) if turn == 0 else (position.black,
                                                                        position.white)
         kings = position.kings
-        self._path = {(w, b, k, tn) if tn == 0 else (b, w, k, tn) for w, b, k, tn in history}
-        root_key = (own, opp, kings, turn)
+        zkey = self.zobrist.key
+        self._path = {zkey(w, b, k, tn) for w, b, k, tn in history}
+        root_key = zkey(position.white, position.black, kings, turn)
         self._path.discard(root_key)
 
         moves = list(legal_moves(self.t, own, opp, kings, turn))
@@ -160,10 +207,11 @@ class Searcher:
                 try:
                     self._improved = None
                     if noise is not None:
-                        score, order = self._root_exact(own, opp, kings, turn, moves, depth,
-                                                         noise)
+                        score, order = self._root_exact(own, opp, kings, turn, root_key,
+                                                         moves, depth, noise)
                     else:
-                        score, order = self._aspirate(own, opp, kings, turn, moves, depth,
+                        score, order = self._aspirate(own, opp, kings, turn, root_key, moves,
+                                                      depth,
                                                       best_score if done_depth >= 3 else None)
                 except _Stop:
                     # A move that beat the previous best in the unfinished iteration,
@@ -185,16 +233,16 @@ class Searcher:
 
     # --- root ----------------------------------------------------------------------
 
-    def _aspirate(self, own, opp, kings, turn, moves, depth,
+    def _aspirate(self, own, opp, kings, turn, h, moves, depth,
                   guess: int | None) -> tuple[int, list[Move]]:
         """One iteration at the root in a narrow window around the last score, widened
         and searched again when the score falls outside it."""
         if guess is None or abs(guess) > WIN_BOUND:
-            return self._root(own, opp, kings, turn, moves, depth, -INF, INF)
+            return self._root(own, opp, kings, turn, h, moves, depth, -INF, INF)
         delta = ASPIRATION
         alpha, beta = guess - delta, guess + delta
         while True:
-            score, order = self._root(own, opp, kings, turn, moves, depth, alpha, beta)
+            score, order = self._root(own, opp, kings, turn, h, moves, depth, alpha, beta)
             if score <= alpha:
                 alpha = -INF if delta >= 4 * ASPIRATION else score - 2 * delta
             elif score >= beta:
@@ -204,7 +252,8 @@ class Searcher:
                 return score, order
             delta *= 2
 
-    def _root(self, own, opp, kings, turn, moves, depth, alpha, beta) -> tuple[int, list[Move]]:
+    def _root(self, own, opp, kings, turn, h, moves, depth, alpha,
+              beta) -> tuple[int, list[Move]]:
         """One iteration at the root; returns the score and the moves best first.
 
         In a window ``(alpha, beta)``: a score at or below ``alpha`` means every move
@@ -213,16 +262,16 @@ class Searcher:
         scored: list[tuple[int, int]] = []
         best_i, best = 0, -INF
         for i, m in enumerate(moves):
-            c_own, c_opp, c_kings = self._make(own, opp, kings, m)
+            c_own, c_opp, c_kings, c_h = self._play(own, opp, kings, turn, h, m)
             if i == 0:
                 score = -self._negamax(c_own, c_opp, c_kings, turn ^ 1, depth - 1, -beta,
-                                       -alpha, 1)
+                                       -alpha, 1, c_h)
             else:
                 score = -self._negamax(c_own, c_opp, c_kings, turn ^ 1, depth - 1, -alpha - 1,
-                                       -alpha, 1)
+                                       -alpha, 1, c_h)
                 if alpha < score < beta:
                     score = -self._negamax(c_own, c_opp, c_kings, turn ^ 1, depth - 1, -beta,
-                                           -alpha, 1)
+                                           -alpha, 1, c_h)
             scored.append((score if score > alpha or i == 0 else alpha - 1, i))
             if score > best:
                 best, best_i = score, i
@@ -236,15 +285,17 @@ class Searcher:
         order = [moves[best_i]] + [moves[i] for _, i in scored if i != best_i]
         order += moves[len(scored):]
         if alpha0 < best < beta:
-            self._store(own, opp, kings, turn, depth, best, EXACT, order[0])
+            self._store(h, depth, best, EXACT, order[0])
         return best, order
 
-    def _root_exact(self, own, opp, kings, turn, moves, depth, noise) -> tuple[int, list[Move]]:
+    def _root_exact(self, own, opp, kings, turn, h, moves, depth,
+                    noise) -> tuple[int, list[Move]]:
         """Every root move scored exactly, plus its noise: the weak levels' root."""
         scored = []
         for i, m in enumerate(moves):
-            c_own, c_opp, c_kings = self._make(own, opp, kings, m)
-            score = -self._negamax(c_own, c_opp, c_kings, turn ^ 1, depth - 1, -INF, INF, 1)
+            c_own, c_opp, c_kings, c_h = self._play(own, opp, kings, turn, h, m)
+            score = -self._negamax(c_own, c_opp, c_kings, turn ^ 1, depth - 1, -INF, INF, 1,
+                                   c_h)
             # Noise never hides a forced win or loss the search has seen.
             if abs(score) < WIN_BOUND:
                 score += noise[i]
@@ -254,18 +305,31 @@ class Searcher:
 
     # --- tree ----------------------------------------------------------------------
 
-    def _make(self, own, opp, kings, m: Move) -> tuple[int, int, int]:
-        """Bitboards after ``m``, from the opponent's side: (own, opp, kings)."""
+    def _play(self, own, opp, kings, turn, h, m: Move) -> tuple[int, int, int, int]:
+        """Bitboards and key after ``m`` by ``turn``, from the opponent's side:
+        (own, opp, kings, key). Four integer operations for the bitboards; for the key,
+        XORs of the moving piece, each captured piece and the side to move."""
         path = m.path
-        fb = 1 << path[0]
-        tb = 1 << path[-1]
+        f, to = path[0], path[-1]
+        fb = 1 << f
+        tb = 1 << to
         cap = m.capmask
         k = kings & ~cap
         if k & fb:
             k = (k & ~fb) | tb
+            zk = self._zkings[turn]
+            h ^= zk[f] ^ zk[to]
         elif m.promotes:
             k |= tb
-        return opp & ~cap, (own & ~fb) | tb, k
+            h ^= self._zmen[turn][f] ^ self._zkings[turn][to]
+        else:
+            zm = self._zmen[turn]
+            h ^= zm[f] ^ zm[to]
+        if cap:
+            zm, zk = self._zmen[turn ^ 1], self._zkings[turn ^ 1]
+            for c in m.captured:
+                h ^= zk[c] if kings >> c & 1 else zm[c]
+        return opp & ~cap, (own & ~fb) | tb, k, h ^ self._zturn
 
     def _static(self, own, opp, kings, turn) -> int:
         if turn == 0:
@@ -286,7 +350,7 @@ class Searcher:
                     return True
         return False
 
-    def _quiesce(self, own, opp, kings, turn, alpha, beta, ply) -> int:
+    def _quiesce(self, own, opp, kings, turn, alpha, beta, ply, h) -> int:
         """Play out forced captures; score the first quiet position."""
         self.nodes += 1
         if not self.nodes & 511:
@@ -295,8 +359,7 @@ class Searcher:
         if not has_capture(t, own, opp, kings, turn):
             if not own:
                 return -WIN + ply
-            key = (own, opp, kings, turn)
-            score = self._evals.get(key)
+            score = self._evals.get(h)
             if score is None:
                 if not self._can_step(own, opp, kings, turn):
                     score = -WIN  # blocked: no legal move loses
@@ -305,7 +368,7 @@ class Searcher:
                 else:
                     score = self.evaluator.evaluate(opp, own, kings, 1)
                 if len(self._evals) < EVAL_CACHE:
-                    self._evals[key] = score
+                    self._evals[h] = score
             return score + ply if score == -WIN else score
         if ply >= MAX_PLY:
             return self._static(own, opp, kings, turn)
@@ -314,18 +377,10 @@ class Searcher:
             # Most pieces first, then crowning moves.
             moves.sort(key=lambda m: -(len(m.captured) * 2 + m.promotes))
         best = -INF
+        play = self._play
         for m in moves:
-            path = m.path
-            fb = 1 << path[0]
-            tb = 1 << path[-1]
-            cap = m.capmask
-            k = kings & ~cap
-            if k & fb:
-                k = (k & ~fb) | tb
-            elif m.promotes:
-                k |= tb
-            score = -self._quiesce(opp & ~cap, (own & ~fb) | tb, k, turn ^ 1, -beta, -alpha,
-                                   ply + 1)
+            c_own, c_opp, c_kings, c_h = play(own, opp, kings, turn, h, m)
+            score = -self._quiesce(c_own, c_opp, c_kings, turn ^ 1, -beta, -alpha, ply + 1, c_h)
             if score > best:
                 best = score
                 if score > alpha:
@@ -334,13 +389,12 @@ class Searcher:
                         break
         return best
 
-    def _negamax(self, own, opp, kings, turn, depth, alpha, beta, ply) -> int:
+    def _negamax(self, own, opp, kings, turn, depth, alpha, beta, ply, key) -> int:
         if depth <= 0:
-            return self._quiesce(own, opp, kings, turn, alpha, beta, ply)
+            return self._quiesce(own, opp, kings, turn, alpha, beta, ply, key)
         self.nodes += 1
         if not self.nodes & 511:
             self._check_budget()
-        key = (own, opp, kings, turn)
         if key in self._path:
             return 0  # a repetition: a draw
         if ply >= MAX_PLY:
@@ -407,37 +461,29 @@ class Searcher:
         reduce_ok = self._reductions and not capture and depth >= 3
         path_set = self._path
         path_set.add(key)
+        play = self._play
         try:
             for i, m in enumerate(moves):
-                path = m.path
-                fb = 1 << path[0]
-                tb = 1 << path[-1]
-                cap = m.capmask
-                k = kings & ~cap
-                if k & fb:
-                    k = (k & ~fb) | tb
-                elif m.promotes:
-                    k |= tb
-                c_own, c_opp = opp & ~cap, (own & ~fb) | tb
+                c_own, c_opp, k, c_key = play(own, opp, kings, turn, key, m)
                 if i == 0:
                     score = -self._negamax(c_own, c_opp, k, turn ^ 1, new_depth, -beta, -alpha,
-                                           ply + 1)
+                                           ply + 1, c_key)
                 else:
                     d = new_depth
                     if reduce_ok and i >= 3 and not m.promotes:
                         d -= 1  # late quiet moves: look shallower first
                     score = -self._negamax(c_own, c_opp, k, turn ^ 1, d, -alpha - 1, -alpha,
-                                           ply + 1)
+                                           ply + 1, c_key)
                     if score > alpha and (d < new_depth or score < beta):
                         score = -self._negamax(c_own, c_opp, k, turn ^ 1, new_depth, -beta,
-                                               -alpha, ply + 1)
+                                               -alpha, ply + 1, c_key)
                 if score > best:
                     best, best_move = score, m
                     if score > alpha:
                         alpha = score
                         if score >= beta:
                             if not capture:
-                                q = path[0] * size + path[-1]
+                                q = m.path[0] * size + m.path[-1]
                                 killers = self.killers[ply]
                                 if killers[0] != q:
                                     killers[1] = killers[0]
@@ -458,8 +504,8 @@ class Searcher:
                             (best_move.path[0], best_move.path[-1], best_move.capmask))
         return best
 
-    def _store(self, own, opp, kings, turn, depth, score, flag, move: Move) -> None:
-        self.tt[(own, opp, kings, turn)] = (depth, score, flag,
+    def _store(self, key, depth, score, flag, move: Move) -> None:
+        self.tt[key] = (depth, score, flag,
                                             (move.path[0], move.path[-1], move.capmask))
 
     def _check_budget(self) -> None:
@@ -477,7 +523,7 @@ class Searcher:
         while move is not None and len(pv) < 32:
             pv.append(move)
             pos = pos.play(move)
-            key = (pos.own, pos.opponent, pos.kings, pos.turn)
+            key = self.zobrist.key(pos.white, pos.black, pos.kings, pos.turn)
             if key in seen:
                 break
             seen.add(key)

@@ -210,3 +210,25 @@ def test_the_process_pool_entry_point_pickles_and_returns_notation():
         text = pool.submit(choose_move_fen, "russian", fen, 3, 1, 0.5).result(timeout=60)
     move = Position.from_fen(rules, fen).parse_move(text)
     assert str(move) == text
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_the_zobrist_key_updated_move_by_move_equals_the_key_of_the_whole_position(variant):
+    # Random games, captures and crownings included: the search's few XORs per move
+    # must give exactly the key computed from scratch, or the table mixes positions.
+    rules = get_rules(variant)
+    searcher = Searcher(rules)
+    key_of = searcher.zobrist.key
+    rng = random.Random(5)
+    for _ in range(6):
+        pos = Position.start(rules)
+        for _ in range(200):
+            moves = pos.legal_moves()
+            if not moves:
+                break
+            m = rng.choice(moves)
+            own, opp = (pos.white, pos.black) if pos.turn == 0 else (pos.black, pos.white)
+            key = key_of(pos.white, pos.black, pos.kings, pos.turn)
+            *_, child_key = searcher._play(own, opp, pos.kings, pos.turn, key, m)
+            pos = pos.play(m)
+            assert child_key == key_of(pos.white, pos.black, pos.kings, pos.turn)
