@@ -15,8 +15,14 @@
    mapped to our legal move by path (or start, end and captured squares). At every
    ply both libraries' legal moves are compared; any disagreement is reported.
    Our side decides the result (its rules are the ones the server plays).
-2. The ladder: level k+1 against level k for every rule set, each at its own think
-   time times ``--ladder-scale``.
+2. The ladder: level k+1 against level k for every rule set. Levels 1-6 play as the
+   server plays them (their depth, their think time as a cap); levels 7 and 8, which
+   search as deep as their time allows, think their time times ``--ladder-scale``
+   (their 1:4 ratio kept) so the ladder fits in a session.
+
+Games vs py-draughts and ladder games are adjudicated as engine-testing tools do
+(``engine.match.Adjudicator``): three pieces ahead against no king for six quiet
+plies wins; level king endings for ten quiet plies are drawn.
 
 Scores are fractions of a point for level 8 / the higher level, with the Elo
 difference and its 95% error margin. The last line is one JSON object:
@@ -42,7 +48,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from engine import VARIANTS, Game, Move, get_rules  # noqa: E402
 from engine.game import Result  # noqa: E402
 from engine.levels import MAX_LEVEL, MIN_LEVEL, game_history, search_move  # noqa: E402
-from engine.match import MAX_PLIES, Score, balanced_openings, play_game  # noqa: E402
+from engine.match import (  # noqa: E402
+    MAX_PLIES,
+    Adjudicator,
+    Score,
+    balanced_openings,
+    play_game,
+)
 from engine.rules import Color, Rules  # noqa: E402
 from engine.search import Searcher  # noqa: E402
 
@@ -152,6 +164,8 @@ def game_vs_pyd(variant: str, opening: list[str], ours_white: bool, seconds: flo
     ours = Color.WHITE if ours_white else Color.BLACK
     # One searcher for the game, as py-draughts keeps one engine (and its table) a game.
     searcher = Searcher(rules)
+    adjudicator = Adjudicator()
+    verdict: Result | None = None
     try:
         pyd.ask(cmd="new", variant=variant, fen=numeric_fen(rules, game.start_position.fen()))
         for move in game.moves:
@@ -180,6 +194,10 @@ def game_vs_pyd(variant: str, opening: list[str], ours_white: bool, seconds: flo
                 move = _our_move(rules, legal, answer)
             game.play(move)
             pyd.ask(cmd="push", path=[number(rules, s) for s in move.path])
+            if not game.is_over:
+                verdict = adjudicator.verdict(game.position)
+                if verdict is not None:
+                    break
     except Exception as exc:  # reported, and the game left out of the score
         outcome.error = f"{type(exc).__name__}: {exc}"
         outcome.plies = len(game.moves)
@@ -188,8 +206,10 @@ def game_vs_pyd(variant: str, opening: list[str], ours_white: bool, seconds: flo
     if game.is_over:
         assert game.result is not None and game.reason is not None
         res, outcome.reason = game.result, game.reason.value
+    elif verdict is not None:
+        res, outcome.reason = verdict, "adjudicated"
     else:
-        res, outcome.reason = Result.DRAW, "adjudicated"
+        res, outcome.reason = Result.DRAW, "adjudicated: too long"
     if res is Result.DRAW:
         outcome.points = 0.5
     else:

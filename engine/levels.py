@@ -4,7 +4,12 @@ Level 1 looks one ply ahead and adds a lot of noise to its scores, so a beginner
 can win; each level looks further and blunders less; level 8 searches as deep as
 its think time allows. The server runs ``choose_move_fen`` or
 ``choose_move_game`` in a process pool: both take and return plain strings and
-numbers, so they pickle, and neither touches module state.
+numbers, so they pickle. ``choose_move_game`` keeps the searchers of the
+time-limited levels (noise-free, so a table can only help them) for the next
+call in the same process: a worker thinking for several games carries its
+transposition table from one move to the next, as a bench game's searcher does.
+The cache is per process and small (``KEPT_SEARCHERS``), since a full table takes
+tens of megabytes.
 
 >>> from engine import Position, get_rules
 >>> rules = get_rules("english")
@@ -15,13 +20,15 @@ True
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .game import Game
 from .move import Move
 from .position import Position
-from .search import Searcher, SearchParams, SearchResult
+from .rules import Rules
+from .search import MAX_DEPTH, Searcher, SearchParams, SearchResult
 from .variants import get_rules
 
 
@@ -55,11 +62,30 @@ LEVELS: dict[int, Level] = {
         Level(6, max_depth=6, think_time=0.3, noise=0, rating=1700, name="Expert"),
         # The top two search as deep as their time allows: four times the time is
         # about a ply and a half more.
-        Level(7, max_depth=64, think_time=0.75, noise=0, rating=1850, name="Master"),
-        Level(8, max_depth=64, think_time=3.0, noise=0, rating=2000, name="Grandmaster"),
+        Level(7, max_depth=MAX_DEPTH, think_time=0.75, noise=0, rating=1850, name="Master"),
+        Level(8, max_depth=MAX_DEPTH, think_time=3.0, noise=0, rating=2000, name="Grandmaster"),
     )
 }
 MIN_LEVEL, MAX_LEVEL = min(LEVELS), max(LEVELS)
+
+# Searchers kept by (rule set, level) in this process, least recently used first.
+KEPT_SEARCHERS = 2
+_kept: OrderedDict[tuple[str, int], Searcher] = OrderedDict()
+
+
+def kept_searcher(rules: Rules, level: int) -> Searcher | None:
+    """This process's searcher for a time-limited, noise-free level (None for the depth-
+    limited levels: a table filled by a deeper search would make them play above
+    their level, and they are fast anyway)."""
+    lv = get_level(level)
+    if lv.noise or lv.max_depth < MAX_DEPTH:
+        return None
+    key = (rules.id, lv.number)
+    searcher = _kept.pop(key, None) or Searcher(rules, lv.params())
+    _kept[key] = searcher
+    while len(_kept) > KEPT_SEARCHERS:
+        _kept.popitem(last=False)
+    return searcher
 
 
 def get_level(level: int) -> Level:
@@ -117,7 +143,11 @@ def choose_move_game(variant: str, start_fen: str | None, moves: list[str], leve
     game = Game.replay(rules, start_fen, moves)
     if game.is_over:
         raise ValueError(f"the game is over ({game.reason}); no move to choose")
-    return str(choose_move(game.position, level, seed, time_limit, game_history(game)))
+    result = search_move(game.position, level, seed, time_limit, None, game_history(game),
+                         kept_searcher(rules, level))
+    if result.move is None:
+        raise ValueError(f"{game.position.side_to_move} has no legal move")
+    return str(result.move)
 
 
 def game_history(game: Game) -> list[tuple[int, int, int, int]]:

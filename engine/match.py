@@ -27,10 +27,20 @@ from .game import Game, Result
 from .levels import MAX_LEVEL, MIN_LEVEL, get_level, search_move
 from .position import Position
 from .rules import Color, Rules
-from .search import Searcher, SearchParams
+from .search import MAX_DEPTH, Searcher, SearchParams
 from .variants import VARIANTS, get_rules
 
 MAX_PLIES = 300  # a match game still going after this many plies is scored a draw
+# Win adjudication, as engine-testing tools do, so that long lost endings do not eat
+# the match's time: a side at least ADJUDICATE_LEAD pieces ahead, against no king,
+# in quiet positions (no capture pending) for ADJUDICATE_PLIES plies in a row, wins.
+# Against a king nothing is adjudicated: a lone flying king can hold several pieces.
+ADJUDICATE_LEAD = 3
+ADJUDICATE_PLIES = 6
+# Draw adjudication: both sides hold a king and the pieces are level (within one,
+# where kings fly: a flying king and a man cannot beat a king) for DRAW_PLIES
+# quiet plies in a row — the king endings the draw rules would end much later.
+DRAW_PLIES = 10
 
 
 # --- openings -------------------------------------------------------------------------
@@ -68,6 +78,42 @@ def balanced_openings(rules: Rules, count: int, seed: int = 0, plies: int = 4,
 # --- games ----------------------------------------------------------------------------
 
 
+class Adjudicator:
+    """Watches a match game ply by ply and calls a hopeless or dead position early."""
+
+    def __init__(self, lead: int = ADJUDICATE_LEAD, plies: int = ADJUDICATE_PLIES,
+                 draw_plies: int = DRAW_PLIES) -> None:
+        self.lead, self.plies, self.draw_plies = lead, plies, draw_plies
+        self._leader: Color | None = None
+        self._run = 0
+        self._level_run = 0
+
+    def verdict(self, position: Position) -> Result | None:
+        """Call once per position reached; the adjudicated result, if any."""
+        wm, wk, bm, bk = position.material()
+        lead = wm + wk - bm - bk
+        leader: Color | None = None
+        if lead >= self.lead and not bk:
+            leader = Color.WHITE
+        elif -lead >= self.lead and not wk:
+            leader = Color.BLACK
+        level = wk and bk and abs(lead) <= (1 if position.rules.flying_kings else 0)
+        moves = position.legal_moves()
+        if moves and moves[0].captured:
+            # A pending capture may change the count: only quiet positions count,
+            # and they need not follow each other.
+            return None
+        self._level_run = self._level_run + 1 if level else 0
+        if self._level_run >= self.draw_plies:
+            return Result.DRAW
+        self._run = self._run + 1 if leader is not None and leader is self._leader else (
+            1 if leader is not None else 0)
+        self._leader = leader
+        if self._run >= self.plies:
+            return Result.WHITE_WINS if leader is Color.WHITE else Result.BLACK_WINS
+        return None
+
+
 @dataclass(frozen=True)
 class GameRecord:
     opening: tuple[str, ...]
@@ -81,20 +127,28 @@ class GameRecord:
 
 def play_game(variant: str, opening: Iterable[str], white_level: int, black_level: int,
               time_limit: float | None = None, seed: int = 0,
-              node_limit: int | None = None, time_scale: float = 1.0) -> GameRecord:
+              node_limit: int | None = None, time_scale: float = 1.0,
+              adjudicate: bool = True) -> GameRecord:
     """One engine game from ``opening`` (moves in notation); picklable arguments only.
 
-    Each side thinks its level's time times ``time_scale``, at most ``time_limit``."""
+    A level that searches as deep as its time allows (7, 8) thinks its time times
+    ``time_scale``; a depth-limited level keeps its own think time, which is only a
+    cap: shrinking it would cut the depth that defines the level. Either way at most
+    ``time_limit``.
+    ``adjudicate``: end a hopeless game early (``Adjudicator``)."""
     rules = get_rules(variant)
     opening = tuple(opening)
     game = Game.replay(rules, None, list(opening))
     history: list[tuple[int, int, int, int]] = []
     # One searcher a side for the whole game: its table carries over between moves.
     searchers = (Searcher(rules), Searcher(rules))
+    adjudicator = Adjudicator() if adjudicate else None
+    verdict: Result | None = None
     while not game.is_over and len(game.moves) < MAX_PLIES:
         pos = game.position
         level = white_level if pos.side_to_move is Color.WHITE else black_level
-        budget = get_level(level).think_time * time_scale
+        lv = get_level(level)
+        budget = lv.think_time * (time_scale if lv.max_depth >= MAX_DEPTH else 1.0)
         if time_limit is not None:
             budget = min(budget, time_limit)
         result = search_move(pos, level, seed=seed * 1000 + len(game.moves),
@@ -106,11 +160,17 @@ def play_game(variant: str, opening: Iterable[str], white_level: int, black_leve
         else:
             history.append(pos.key())
         game.play(result.move)
+        if adjudicator is not None and not game.is_over:
+            verdict = adjudicator.verdict(game.position)
+            if verdict is not None:
+                break
     if game.is_over:
         assert game.result is not None and game.reason is not None
         res, reason = game.result, game.reason.value
+    elif verdict is not None:
+        res, reason = verdict, "adjudicated"
     else:
-        res, reason = Result.DRAW, "adjudicated"
+        res, reason = Result.DRAW, "adjudicated: too long"
     return GameRecord(opening, white_level, black_level, res, reason, len(game.moves),
                       tuple(game.notation))
 

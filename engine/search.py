@@ -37,6 +37,7 @@ from .tables import tables_for
 
 INF = WIN + 1
 MAX_PLY = 120
+MAX_DEPTH = 64  # iterations of the deepening: "as deep as the budget allows"
 
 # Transposition-table bounds.
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -99,7 +100,7 @@ class SearchParams:
     reproducible; with a node limit (not a time limit) the whole search is.
     """
 
-    max_depth: int = 64
+    max_depth: int = MAX_DEPTH
     time_limit: float | None = None
     node_limit: int | None = None
     noise: int = 0

@@ -151,3 +151,50 @@ def test_terminal_play_takes_moves_answers_and_quits():
     assert "9-13" in text  # the list of legal moves
     assert "computer plays" in text  # White answered 12-16
     assert "'11-99'" in text  # the refused move is quoted
+
+
+def test_a_process_keeps_the_top_levels_searchers_between_moves_but_not_the_weak_ones():
+    from engine.levels import KEPT_SEARCHERS, kept_searcher
+
+    english, russian = get_rules("english"), get_rules("russian")
+    first = kept_searcher(english, 8)
+    assert first is not None and kept_searcher(english, 8) is first
+    # Depth-limited levels start afresh: a deeper table would lift them above their level.
+    assert kept_searcher(english, 3) is None
+    # Only a few are kept (a full table is large): the least recently used one goes.
+    for level in (7, 8):
+        kept_searcher(russian, level)
+    assert KEPT_SEARCHERS == 2 and kept_searcher(english, 8) is not first
+
+
+def test_a_match_adjudicates_a_lead_of_three_pieces_against_no_king_after_six_quiet_plies():
+    from engine.match import Adjudicator
+
+    rules = get_rules("international")
+    ahead = Position.from_fen(rules, "W:W31,32,33,34,35:B1,2")
+    judge = Adjudicator()
+    assert [judge.verdict(ahead) for _ in range(6)] == [None] * 5 + [Result.WHITE_WINS]
+    # The lead must hold in a row: a level position starts the count again.
+    level = Position.from_fen(rules, "W:W31,32:B1,2")
+    judge = Adjudicator()
+    assert [judge.verdict(p) for p in [ahead] * 5 + [level] + [ahead] * 5] == [None] * 11
+
+
+def test_a_lone_flying_king_is_never_adjudicated_lost():
+    from engine.match import Adjudicator
+
+    judge = Adjudicator()
+    pos = Position.from_fen(get_rules("international"), "W:W31,32,33,34,35:BK1")
+    assert all(judge.verdict(pos) is None for _ in range(20))
+
+
+def test_level_king_endings_are_adjudicated_drawn_but_two_short_kings_against_one_are_not():
+    from engine.match import DRAW_PLIES, Adjudicator
+
+    judge = Adjudicator()
+    flying = Position.from_fen(get_rules("international"), "W:WK31,32:BK1")
+    verdicts = [judge.verdict(flying) for _ in range(DRAW_PLIES)]
+    assert verdicts == [None] * (DRAW_PLIES - 1) + [Result.DRAW]
+    judge = Adjudicator()
+    short = Position.from_fen(get_rules("english"), "W:WK31,K32:BK1")
+    assert all(judge.verdict(short) is None for _ in range(30))
