@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -88,6 +89,9 @@ class GameSocket:
         self.closed = False
         # Drops the TCP connection at once (see gate.py); None outside uvicorn.
         self._abort = websocket.scope.get("kondavo.abort")
+        # When the pending send began (None: no send waiting); see _watch.
+        self._sending_since: float | None = None
+        self._watchdog: asyncio.TimerHandle | None = None
 
     # --- the hub's side ---------------------------------------------------------------
 
@@ -151,6 +155,7 @@ class GameSocket:
         self.limits = SocketLimits(self.settings, seated=self.side is not None)
         await self.hub.enter(self.game_id, self)
         writer = asyncio.create_task(self._write_loop())
+        self._watch()
         try:
             if hello.token and self.side is None:
                 self.send(
@@ -172,6 +177,8 @@ class GameSocket:
                 if not writer.done():
                     self.cut_off()
             writer.cancel()
+            if self._watchdog is not None:
+                self._watchdog.cancel()
             with contextlib.suppress(BaseException):
                 await writer
 
@@ -351,8 +358,6 @@ class GameSocket:
                     await self._write(item)
         except asyncio.CancelledError:
             raise
-        except TimeoutError:
-            self.cut_off()  # one write blocked for send_timeout_s: the peer stopped reading
         except _GONE:
             # The peer is gone or the socket broke: the reader will see the disconnect.
             log.debug("game %s: writer stopped", self.game_id, exc_info=True)
@@ -365,9 +370,22 @@ class GameSocket:
         await self._write_frame(m.encode(message))
 
     async def _write_frame(self, frame: bytes) -> None:
-        # The send only waits while the transport's buffer is full (the peer is slow).
-        async with asyncio.timeout(self.settings.send_timeout_s):
-            await self.websocket.send_bytes(frame)
+        # The send only waits while the transport's buffer is full (the peer is slow);
+        # the watchdog cuts the socket off when one send waits send_timeout_s. A
+        # timestamp per frame costs far less than a timeout (a timer) per frame.
+        self._sending_since = time.monotonic()
+        await self.websocket.send_bytes(frame)
+        self._sending_since = None
+
+    def _watch(self) -> None:
+        """Every quarter of ``send_timeout_s``: cut the socket off if a send has been
+        waiting that long (the peer stopped reading and the buffers are full)."""
+        since, limit = self._sending_since, self.settings.send_timeout_s
+        if since is not None and time.monotonic() - since >= limit:
+            self.cut_off()  # the blocked send fails; the writer and reader then stop
+            return
+        if not self.closed:
+            self._watchdog = asyncio.get_running_loop().call_later(limit / 4, self._watch)
 
     async def _send_snapshot(self) -> None:
         record = await self.store.load(self.game_id)
