@@ -15,10 +15,12 @@
    mapped to our legal move by path (or start, end and captured squares). At every
    ply both libraries' legal moves are compared; any disagreement is reported.
    Our side decides the result (its rules are the ones the server plays).
-2. The ladder: level k+1 against level k for every rule set. Levels 1-6 play as the
-   server plays them (their depth, their think time as a cap); levels 7 and 8, which
-   search as deep as their time allows, think their time times ``--ladder-scale``
-   (their 1:4 ratio kept) so the ladder fits in a session.
+2. The ladder: level k+1 against level k for every rule set. Each step is played at
+   the two levels' own ratio of think times, both scaled down so that the higher
+   level thinks at most ``--ladder-budget`` seconds a move (level 8 against 7: 3 s
+   and 0.75 s become 0.15 s and 0.0375 s at the default); steps whose levels think
+   less than that play exactly as the server plays them. So the ladder fits in a
+   session without changing what sets neighbouring levels apart.
 
 Games vs py-draughts and ladder games are adjudicated as engine-testing tools do
 (``engine.match.Adjudicator``): three pieces ahead against no king for six quiet
@@ -47,7 +49,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from engine import VARIANTS, Game, Move, get_rules  # noqa: E402
 from engine.game import Result  # noqa: E402
-from engine.levels import MAX_LEVEL, MIN_LEVEL, game_history, search_move  # noqa: E402
+from engine.levels import (  # noqa: E402
+    MAX_LEVEL,
+    MIN_LEVEL,
+    game_history,
+    get_level,
+    search_move,
+)
 from engine.match import (  # noqa: E402
     MAX_PLIES,
     Adjudicator,
@@ -261,8 +269,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=40, help="games per rule set and time")
     parser.add_argument("--times", default="0.1,1", help="seconds per move vs py-draughts")
     parser.add_argument("--ladder-games", type=int, default=20, help="games per ladder step")
-    parser.add_argument("--ladder-scale", type=float, default=0.25,
-                        help="each level thinks its think time times this")
+    parser.add_argument("--ladder-budget", type=float, default=0.15,
+                        help="seconds a move for the higher level of a step, at most")
     parser.add_argument("--variants", default=",".join(VARIANTS),
                         help="rule sets to play (py-draughts plays only "
                              f"{', '.join(PYD_VARIANTS)} of them)")
@@ -273,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     if args.quick:
-        args.games, args.times, args.ladder_games, args.ladder_scale = 2, "0.1", 2, 0.05
+        args.games, args.times, args.ladder_games, args.ladder_budget = 2, "0.1", 2, 0.02
     times = [float(t) for t in args.times.split(",") if t]
     ladder_variants = [v for v in args.variants.split(",") if v]
     for v in ladder_variants:
@@ -340,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
                         white, black = (high, high - 1) if high_white else (high - 1, high)
                         tasks2[(variant, high, i)] = (high_white, pool.submit(
                             ladder_game, variant, opening, white, black, args.seed + i,
-                            args.ladder_scale))
+                            min(1.0, args.ladder_budget / get_level(high).think_time)))
             for variant in ladder_variants:
                 ladder[variant] = []
                 for high in range(MIN_LEVEL + 1, MAX_LEVEL + 1):

@@ -1,15 +1,15 @@
 """The computer's eight levels, and the calls the server makes to get a move.
 
 Level 1 looks one ply ahead and adds a lot of noise to its scores, so a beginner
-can win; each level looks further and blunders less; level 8 searches as deep as
-its think time allows. The server runs ``choose_move_fen`` or
-``choose_move_game`` in a process pool: both take and return plain strings and
-numbers, so they pickle. ``choose_move_game`` keeps the searchers of the
-time-limited levels (noise-free, so a table can only help them) for the next
-call in the same process: a worker thinking for several games carries its
-transposition table from one move to the next, as a bench game's searcher does.
-The cache is per process and small (``KEPT_SEARCHERS``), since a full table takes
-tens of megabytes.
+can win; levels 2-4 look further and blunder less; levels 5-8 make no deliberate
+errors and search as deep as their think time allows, four times longer per level.
+The server runs ``choose_move_fen`` or ``choose_move_game`` in a process pool:
+both take and return plain strings and numbers, so they pickle.
+``choose_move_game`` keeps the searchers of the time-limited levels (noise-free,
+so a table can only help them) for the next call in the same process: a worker
+thinking for several games carries its transposition table from one move to the
+next, as a bench game's searcher does. The cache is per process and small
+(``KEPT_SEARCHERS``), since a full table takes tens of megabytes.
 
 >>> from engine import Position, get_rules
 >>> rules = get_rules("english")
@@ -54,14 +54,18 @@ class Level:
 LEVELS: dict[int, Level] = {
     lv.number: lv
     for lv in (
-        Level(1, max_depth=1, think_time=0.2, noise=300, rating=700, name="Beginner"),
-        Level(2, max_depth=2, think_time=0.2, noise=150, rating=900, name="Novice"),
-        Level(3, max_depth=3, think_time=0.25, noise=80, rating=1100, name="Casual"),
-        Level(4, max_depth=4, think_time=0.25, noise=40, rating=1300, name="Club"),
-        Level(5, max_depth=5, think_time=0.3, noise=15, rating=1500, name="Strong club"),
-        Level(6, max_depth=6, think_time=0.3, noise=0, rating=1700, name="Expert"),
-        # The top two search as deep as their time allows: four times the time is
-        # about a ply and a half more.
+        # The four weakest look a fixed number of plies ahead and err on purpose (their
+        # time is only a cap); their depth and noise set them apart.
+        Level(1, max_depth=1, think_time=0.05, noise=300, rating=700, name="Beginner"),
+        Level(2, max_depth=2, think_time=0.05, noise=150, rating=900, name="Novice"),
+        Level(3, max_depth=3, think_time=0.05, noise=60, rating=1100, name="Casual"),
+        Level(4, max_depth=4, think_time=0.05, noise=20, rating=1300, name="Club"),
+        # The four strongest search as deep as their time allows, each four times as long
+        # as the one below (about a ply and a half more): the ladder between them holds
+        # at any common scale of their times, which is how bench/strength.py measures it.
+        Level(5, max_depth=MAX_DEPTH, think_time=0.05, noise=0, rating=1500,
+              name="Strong club"),
+        Level(6, max_depth=MAX_DEPTH, think_time=0.2, noise=0, rating=1700, name="Expert"),
         Level(7, max_depth=MAX_DEPTH, think_time=0.75, noise=0, rating=1850, name="Master"),
         Level(8, max_depth=MAX_DEPTH, think_time=3.0, noise=0, rating=2000, name="Grandmaster"),
     )

@@ -27,7 +27,7 @@ from .game import Game, Result
 from .levels import MAX_LEVEL, MIN_LEVEL, get_level, search_move
 from .position import Position
 from .rules import Color, Rules
-from .search import MAX_DEPTH, Searcher, SearchParams
+from .search import Searcher, SearchParams
 from .variants import VARIANTS, get_rules
 
 MAX_PLIES = 300  # a match game still going after this many plies is scored a draw
@@ -131,10 +131,7 @@ def play_game(variant: str, opening: Iterable[str], white_level: int, black_leve
               adjudicate: bool = True) -> GameRecord:
     """One engine game from ``opening`` (moves in notation); picklable arguments only.
 
-    A level that searches as deep as its time allows (7, 8) thinks its time times
-    ``time_scale``; a depth-limited level keeps its own think time, which is only a
-    cap: shrinking it would cut the depth that defines the level. Either way at most
-    ``time_limit``.
+    Each side thinks its level's time times ``time_scale``, at most ``time_limit``.
     ``adjudicate``: end a hopeless game early (``Adjudicator``)."""
     rules = get_rules(variant)
     opening = tuple(opening)
@@ -147,8 +144,7 @@ def play_game(variant: str, opening: Iterable[str], white_level: int, black_leve
     while not game.is_over and len(game.moves) < MAX_PLIES:
         pos = game.position
         level = white_level if pos.side_to_move is Color.WHITE else black_level
-        lv = get_level(level)
-        budget = lv.think_time * (time_scale if lv.max_depth >= MAX_DEPTH else 1.0)
+        budget = get_level(level).think_time * time_scale
         if time_limit is not None:
             budget = min(budget, time_limit)
         result = search_move(pos, level, seed=seed * 1000 + len(game.moves),
