@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import deque
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -82,7 +83,11 @@ class GameSocket:
         self.side: Side | None = None
         self.name: str | None = None
         self.last_v = 0
-        self.queue: asyncio.Queue[Any] = asyncio.Queue(SEND_QUEUE)
+        # The send queue: a deque and one future the writer waits on when it is empty.
+        # An asyncio.Queue costs several calls and a waiter list per item, once per
+        # frame per socket (bench/relay.py).
+        self.queue: deque[Any] = deque()
+        self._wakeup: asyncio.Future[None] | None = None
         self.limits: SocketLimits | None = None  # set once the hello says who this is
         self.strikes = 0
         self.closing = False
@@ -98,17 +103,33 @@ class GameSocket:
     def deliver(self, item: RoomEvent | m.ServerMessage | _Instruction) -> None:
         if self.closing:
             return
-        try:
-            self.queue.put_nowait(item)
-        except asyncio.QueueFull:
+        queue = self.queue
+        if len(queue) < SEND_QUEUE:
+            queue.append(item)
+        else:
             # It does not read: cut it off rather than hold events for it forever.
             self.closing = True
-            while not self.queue.empty():
-                self.queue.get_nowait()
-            self.queue.put_nowait(_Close(CloseCode.TOO_SLOW))
+            queue.clear()
+            queue.append(_Close(CloseCode.TOO_SLOW))
             # The writer is most likely blocked on the full socket: the close frame
             # could never be sent, so drop the connection if it is still open shortly.
             asyncio.get_running_loop().call_later(0.5, self.cut_off)
+        wakeup = self._wakeup
+        if wakeup is not None:
+            self._wakeup = None
+            if not wakeup.done():
+                wakeup.set_result(None)
+
+    async def _next(self) -> Any:
+        """The oldest queued item, waiting for one if the queue is empty."""
+        queue = self.queue
+        while not queue:
+            self._wakeup = asyncio.get_running_loop().create_future()
+            try:
+                await self._wakeup
+            finally:
+                self._wakeup = None
+        return queue.popleft()
 
     def cut_off(self) -> None:
         """Drop the connection without a closing handshake (the peer does not read)."""
@@ -344,7 +365,7 @@ class GameSocket:
     async def _write_loop(self) -> None:
         try:
             while not self.closed:
-                item = await self.queue.get()
+                item = self.queue.popleft() if self.queue else await self._next()
                 if isinstance(item, _Close):
                     await self._close(item.code)
                     return
