@@ -70,6 +70,15 @@ class Store(Protocol):
         """
         ...
 
+    def cached(self, game_id: str) -> GameRecord | None:
+        """This node's copy of the record it last committed for the game, or None.
+
+        Possibly stale (another node may have written since): only for a command
+        whose commit's compare-and-set will refuse it then, never for a refusal or a
+        view. A store without a round trip to save returns None.
+        """
+        ...
+
     async def commit(
         self,
         game_id: str,

@@ -59,6 +59,9 @@ class MemoryStore:
         """The stored record itself: read it, never change it (copy it first)."""
         return self._records.get(game_id)
 
+    def cached(self, game_id: str) -> GameRecord | None:
+        return None  # load is a dict lookup already
+
     async def commit(
         self,
         game_id: str,

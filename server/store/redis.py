@@ -57,7 +57,7 @@ import logging
 import ssl
 import time
 import zlib
-from collections.abc import Awaitable, Iterable
+from collections.abc import Awaitable
 from functools import cache
 from typing import Any, NamedTuple
 from urllib.parse import unquote, urlparse
@@ -84,7 +84,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from protocol import messages as m
 from protocol.messages import ServerMessage
 
-from ..record import GameRecord
+from ..record import GameRecord, SeatRecord
 from ..room import RoomEvent
 from .base import RESYNC, Listener, Resync, StoreUnavailable
 
@@ -105,6 +105,10 @@ _UNAVAILABLE: tuple[type[BaseException], ...] = (
     ConnectionError,
     OSError,
 )
+
+# Events committed by this node kept per game until the channel brings them back; more
+# means messages were lost (the channel broke), and they are dropped.
+_SENT_KEPT = 256
 
 # The shard count is part of the key layout: never change it on a live site.
 SHARDS = 16
@@ -252,10 +256,28 @@ def _pack(body: Any) -> bytes:
     return msgpack.packb(body, use_bin_type=True)
 
 
-def _unpack_all(payload: bytes) -> Iterable[Any]:
-    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
-    unpacker.feed(payload)
-    return unpacker
+def _fields_of(value: Any) -> dict[str, Any]:
+    """msgpack's hook for the record's dataclasses: their fields, as ``to_dict`` has them."""
+    if type(value) in (GameRecord, SeatRecord):
+        return value.__dict__  # type: ignore[no-any-return]
+    raise TypeError(f"cannot pack {type(value).__name__}")
+
+
+def _pack_record(record: GameRecord) -> bytes:
+    """``_pack(record.to_dict())`` without building the plain copy first (msgpack walks
+    the record itself): the record is written on every commit, moves and chat included."""
+    return msgpack.packb(record, default=_fields_of, use_bin_type=True)
+
+
+_ENTRY_HEAD = b"\x82" + _pack("audience")
+_ENTRY_MESSAGE = _pack("message")
+
+
+def _entry(event: RoomEvent) -> bytes:
+    """``_pack(event.to_dict())``, spliced from the event's frame (a msgpack map is its
+    header and its keys and values in a row): the frame is made once and the sockets
+    send it too."""
+    return _ENTRY_HEAD + _pack(event.audience) + _ENTRY_MESSAGE + event.frame()
 
 
 def _record(stored: bytes) -> GameRecord:
@@ -339,6 +361,10 @@ class RedisStore:
             node_url or url, self._channel, self._dispatch, timeout_s, self._other_nodes
         )
         self._listeners: dict[str, list[Listener]] = {}
+        # Per subscribed game: the record this node last committed (see ``cached``), and
+        # the events it committed whose channel message has not come back yet, by entry.
+        self._recent: dict[str, GameRecord] = {}
+        self._sent: dict[str, dict[bytes, RoomEvent]] = {}
         # the clock: Redis TIME at one local monotonic instant
         self._resync_s = clock_resync_s
         self._time_base: float | None = None  # Redis ms at _time_mono
@@ -441,7 +467,7 @@ class RedisStore:
                 keys=[keys.game, keys.log, keys.deadlines, keys.waiting, keys.live],
                 args=[
                     record.version,
-                    _pack(record.to_dict()),
+                    _pack_record(record),
                     "" if deadline is None else deadline,
                     waiting,
                     live,
@@ -468,25 +494,58 @@ class RedisStore:
     ) -> bool:
         waiting, live = _listed(record)
         keys = self.keys_of(game_id)
-        committed = await self._call(
-            self._commit(
-                keys=[keys.game, keys.log, keys.deadlines, keys.waiting, keys.live],
-                args=[
-                    expected_version,
-                    record.version,
-                    _pack(record.to_dict()),
-                    "" if deadline is None else deadline,
-                    self._keep,
-                    waiting,
-                    live,
-                    record.created_at,
-                    self._channel(game_id),
-                    game_id,
-                    *(_pack(event.to_dict()) for event in events),
-                ],
+        entries = [_entry(event) for event in events]
+        # This node's subscription will bring these entries back: remember the events
+        # they are, by their bytes, so ``_dispatch`` hands out these objects (frames
+        # already encoded) rather than decoding and validating them again. Noted before
+        # the script runs: the channel may deliver before the script's reply arrives.
+        mine = self._sent.setdefault(game_id, {}) if game_id in self._listeners else None
+        if mine is not None:
+            if len(mine) > _SENT_KEPT:
+                mine.clear()  # left by messages lost with a broken channel
+            mine.update(zip(entries, events, strict=True))
+        try:
+            committed = await self._call(
+                self._commit(
+                    keys=[keys.game, keys.log, keys.deadlines, keys.waiting, keys.live],
+                    args=[
+                        expected_version,
+                        record.version,
+                        _pack_record(record),
+                        "" if deadline is None else deadline,
+                        self._keep,
+                        waiting,
+                        live,
+                        record.created_at,
+                        self._channel(game_id),
+                        game_id,
+                        *entries,
+                    ],
+                )
             )
-        )
-        return bool(committed)
+        except BaseException:
+            self._forget(game_id, entries)
+            raise
+        if not committed:
+            self._forget(game_id, entries)
+            return False
+        if game_id in self._listeners:
+            self._recent[game_id] = record
+        return True
+
+    def cached(self, game_id: str) -> GameRecord | None:
+        """The record this node last committed, while no other node's event has come in
+        since: for ``Games.run``, whose commit (a compare-and-set) refuses it if stale."""
+        return self._recent.get(game_id)
+
+    def _forget(self, game_id: str, entries: list[bytes]) -> None:
+        """A commit that did not happen: neither its record nor its events are this
+        node's to hand out."""
+        self._recent.pop(game_id, None)
+        mine = self._sent.get(game_id)
+        if mine:
+            for entry in entries:
+                mine.pop(entry, None)
 
     async def events_since(self, game_id: str, version: int) -> list[RoomEvent] | None:
         keys = self.keys_of(game_id)
@@ -577,6 +636,8 @@ class RedisStore:
             listeners.remove(listener)
         if not listeners and game_id in self._listeners:
             del self._listeners[game_id]
+            self._recent.pop(game_id, None)
+            self._sent.pop(game_id, None)
             with contextlib.suppress(StoreUnavailable):
                 await self._subscriber.unsubscribe(game_id)
 
@@ -596,6 +657,9 @@ class RedisStore:
     def _dispatch(self, game_id: str | None, payload: bytes | None) -> None:
         """From the subscriber: a channel message, or (None, None) after a reconnect."""
         if game_id is None:
+            # Other nodes' commits may be among what was lost: no copy is current.
+            self._recent.clear()
+            self._sent.clear()
             for each in list(self._listeners):
                 self._tell(each, RESYNC)
             return
@@ -603,7 +667,7 @@ class RedisStore:
         kind, body = payload[:1], payload[1:]
         try:
             if kind == b"E":
-                items: list[Any] = [RoomEvent.from_dict(e) for e in _unpack_all(body)]
+                items: list[Any] = self._events(game_id, body)
             else:
                 items = [m.from_dict(msgpack.unpackb(body, raw=False), m.SERVER_MESSAGES)]
         except Exception:
@@ -612,6 +676,25 @@ class RedisStore:
             return
         for item in items:
             self._tell(game_id, item)
+
+    def _events(self, game_id: str, body: bytes) -> list[RoomEvent]:
+        """A commit's events from its channel message: this node's own as committed,
+        any other node's decoded (and then this node's copy of the record is stale)."""
+        mine = self._sent.get(game_id)
+        unpacker = msgpack.Unpacker()
+        unpacker.feed(body)
+        events, start = [], 0
+        while start < len(body):
+            unpacker.skip()
+            end = unpacker.tell()
+            entry = body[start:end]
+            start = end
+            event = mine.pop(entry, None) if mine else None
+            if event is None:
+                self._recent.pop(game_id, None)
+                event = RoomEvent.from_dict(msgpack.unpackb(entry, raw=False, strict_map_key=False))
+            events.append(event)
+        return events
 
     def _tell(self, game_id: str, item: Any) -> None:
         for listener in list(self._listeners.get(game_id, ())):
