@@ -38,6 +38,12 @@ class SeatRecord:
     rating: int | None = None
     provisional: bool = False
 
+    def copy(self) -> SeatRecord:
+        """A copy: every field is an immutable scalar or string."""
+        twin = object.__new__(SeatRecord)
+        twin.__dict__.update(self.__dict__)
+        return twin
+
 
 @dataclass
 class GameRecord:
@@ -141,7 +147,21 @@ class GameRecord:
 
     def copy(self) -> GameRecord:
         """A deep copy that shares only immutable leaves (as ``from_dict(to_dict())``)."""
-        return _copied(self)  # type: ignore[no-any-return]
+        # The room copies the record on every command: the moves (notation strings, by
+        # the field's type) and the seats (scalars only) are copied without a walk.
+        body: dict[str, Any] = {}
+        for k, v in self.__dict__.items():
+            if type(v) in _LEAVES:
+                body[k] = v
+            elif k == "moves":
+                body[k] = v.copy()
+            elif k == "seats":
+                body[k] = {side: None if s is None else s.copy() for side, s in v.items()}
+            else:
+                body[k] = _copied(v)
+        twin = object.__new__(GameRecord)
+        twin.__dict__.update(body)
+        return twin
 
 
 # Immutable leaves: shared by copies, never walked. Checked by exact type first, as
