@@ -532,31 +532,52 @@ def _type_name(tp: Any) -> str:
 
 
 def _valid(value: Any, tp: Any) -> bool:
+    return _checker(tp)(value)
+
+
+_CHECKERS: dict[Any, typing.Callable[[Any], bool]] = {}
+
+
+def _checker(tp: Any) -> typing.Callable[[Any], bool]:
+    """A test of whether a decoded value has type ``tp``, made once per type: every
+    frame a client sends is checked field by field (``from_dict``)."""
+    try:
+        return _CHECKERS[tp]
+    except KeyError:
+        check = _CHECKERS[tp] = _make_checker(tp)
+        return check
+
+
+def _make_checker(tp: Any) -> typing.Callable[[Any], bool]:
     origin = typing.get_origin(tp)
     if tp is Any:
-        return True
+        return lambda value: True
     if tp is type(None):
-        return value is None
+        return lambda value: value is None
     if origin in (typing.Union, types.UnionType):
-        return any(_valid(value, a) for a in typing.get_args(tp))
+        options = [_checker(a) for a in typing.get_args(tp)]
+        return lambda value: any(check(value) for check in options)
     if origin is Literal:
-        return any(type(value) is type(a) and value == a for a in typing.get_args(tp))
+        literals = typing.get_args(tp)
+        return lambda value: any(type(value) is type(a) and value == a for a in literals)
     if origin is list:
         (item,) = typing.get_args(tp) or (Any,)
-        return type(value) is list and all(_valid(v, item) for v in value)
+        each = _checker(item)
+        return lambda value: type(value) is list and all(map(each, value))
     if origin is dict:
         _, item = typing.get_args(tp) or (str, Any)
-        return (
+        each = _checker(item)
+        return lambda value: (
             type(value) is dict
             and all(type(k) is str for k in value)
-            and all(_valid(v, item) for v in value.values())
+            and all(map(each, value.values()))
         )
     if tp is int:
         # bool is an int in Python but not on the wire: true is not 1.
-        return type(value) is int and -_MAX_SAFE_INT <= value <= _MAX_SAFE_INT
+        return lambda value: type(value) is int and -_MAX_SAFE_INT <= value <= _MAX_SAFE_INT
     if tp is float:
-        return type(value) in (int, float)
-    return type(value) is tp
+        return lambda value: type(value) in (int, float)
+    return lambda value: type(value) is tp
 
 
 def _check_limits(cls: type[Message], f: dataclasses.Field[Any], value: Any) -> None:
@@ -598,7 +619,7 @@ def from_dict(body: Any, registry: Mapping[str, type[Message]]) -> Message:
                 )
             continue
         value = body[f.name]
-        if not _valid(value, tp):
+        if not _checker(tp)(value):
             raise ProtocolError(
                 ErrorCode.MSG_BAD_FIELD,
                 f"Field '{f.name}' of '{tag}' must be {_type_name(tp)}.",
