@@ -331,16 +331,23 @@ class RedisStore:
         node_url = cluster_url(url)
         self.cluster = node_url is not None
         connection: dict[str, Any] = {
-            "socket_timeout": timeout_s,
             "socket_connect_timeout": timeout_s,
             "health_check_interval": 30,
         }
         self._redis: Any
+        # On one Redis, each call is bounded by a timeout around it (``_call``); redis-py's
+        # socket_timeout would wrap every send in asyncio.wait_for, a new task per command
+        # (bench/load.py). A call cut off there drops its connection (redis-py closes one
+        # interrupted mid-command), so no reply is ever read by the wrong caller.
+        self._call_timeout_s: float | None = None if node_url is not None else timeout_s
         if node_url is not None:
             # Two quick retries: enough to follow a MOVED after a failover; longer
             # outages are the caller's to see (StoreUnavailable).
             self._redis = RedisCluster.from_url(
-                node_url, retry=Retry(ExponentialBackoff(cap=0.1, base=0.01), 2), **connection
+                node_url,
+                retry=Retry(ExponentialBackoff(cap=0.1, base=0.01), 2),
+                socket_timeout=timeout_s,
+                **connection,
             )
         else:
             # One quick retry covers a dropped idle connection; longer outages are the
@@ -382,7 +389,8 @@ class RedisStore:
 
     async def _call(self, awaitable: Awaitable[Any]) -> Any:
         try:
-            return await awaitable
+            async with asyncio.timeout(self._call_timeout_s):
+                return await awaitable
         except _UNAVAILABLE as exc:
             raise StoreUnavailable(f"redis: {type(exc).__name__}") from exc
         except ResponseError as exc:
@@ -866,7 +874,11 @@ class _Subscriber:
         pinged = False
         while True:
             try:
-                reply = await asyncio.wait_for(_reply(reader, parser), 15.0)
+                # Replies already parsed first: a timeout (a timer) only for a real wait.
+                reply = parser.gets()
+                if reply is False:
+                    async with asyncio.timeout(15.0):
+                        reply = await _reply(reader, parser)
             except TimeoutError:
                 # Quiet for a while: make sure the connection is still there.
                 if pinged:
