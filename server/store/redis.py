@@ -110,6 +110,9 @@ _UNAVAILABLE: tuple[type[BaseException], ...] = (
 # means messages were lost (the channel broke), and they are dropped.
 _SENT_KEPT = 256
 
+# Connections to one Redis per node; more concurrent calls wait for one to come free.
+POOL_CONNECTIONS = 128
+
 # The shard count is part of the key layout: never change it on a live site.
 SHARDS = 16
 
@@ -352,9 +355,17 @@ class RedisStore:
         else:
             # One quick retry covers a dropped idle connection; longer outages are the
             # caller's to see (StoreUnavailable), not to sit out inside a request.
-            self._redis = aioredis.from_url(
-                url, retry=Retry(ExponentialBackoff(cap=0.05, base=0.01), 1), **connection
+            # A call waits for a free connection when all are busy: the default pool
+            # refuses the 101st concurrent call outright (MaxConnectionsError), which
+            # under load reached players as "server busy" (bench/load.py).
+            pool = aioredis.BlockingConnectionPool.from_url(
+                url,
+                max_connections=POOL_CONNECTIONS,
+                timeout=timeout_s,
+                retry=Retry(ExponentialBackoff(cap=0.05, base=0.01), 1),
+                **connection,
             )
+            self._redis = aioredis.Redis.from_pool(pool)
         self._commit = self._redis.register_script(_COMMIT)
         self._create = self._redis.register_script(_CREATE)
         self._events_since = self._redis.register_script(_EVENTS_SINCE)
