@@ -347,6 +347,65 @@ async def test_a_flag_falls_once_with_several_nodes_ticking(redis_url):
             await each.close()
 
 
+async def test_a_node_that_missed_another_nodes_write_still_applies_commands_once(redis_url):
+    # Node A keeps a copy of the record it last committed; with its channel stopped it
+    # never hears node B's writes, so that copy is stale: a refusal decided on it is
+    # decided again on the stored record, and a commit made from it is refused by the
+    # compare-and-set and retried.
+    a, b = RedisStore(redis_url), RedisStore(redis_url)
+    for each in (a, b):
+        await each.start()
+    try:
+        heard: list = []
+        for each in (a, b):
+            await each.subscribe("g1", lambda g, i: heard.append(i))
+        games_a, games_b = Games(a), Games(b)
+        await games_a.create(fresh_record())
+        await games_a.run("g1", Join(token="b" * 22, invite="i" * 22))
+        first = await a.load("g1")
+        mover, other = first.side_to_move, "white" if first.side_to_move == "black" else "black"
+        assert (await games_a.run("g1", PlayMove(mover, notation=_first_legal(first)))).acked
+        assert a.cached("g1") is not None
+        await a._subscriber.close()  # A hears nothing more
+        second = await b.load("g1")
+        assert (await games_b.run("g1", PlayMove(other, notation=_first_legal(second)))).acked
+        assert a.cached("g1").side_to_move == other  # stale: it is the first mover's turn
+        third = await b.load("g1")
+        moved = await games_a.run("g1", PlayMove(mover, notation=_first_legal(third)))
+        assert moved.refusal is None and moved.acked
+        assert (await games_b.run("g1", Chat(other, "from b"))).acked
+        assert (await games_a.run("g1", Chat(mover, "from a"))).acked
+        stored = await a.load("g1")
+        assert len(stored.moves) == 3
+        assert [line["text"] for line in stored.chat] == ["from b", "from a"]
+        events = await a.events_since("g1", 0)
+        assert [e.v for e in events] == list(range(1, stored.version + 1))
+    finally:
+        for each in (a, b):
+            await each.close()
+
+
+async def test_a_nodes_own_events_come_back_as_committed_and_others_decoded(redis_url):
+    a, b = RedisStore(redis_url), RedisStore(redis_url)
+    for each in (a, b):
+        await each.start()
+    try:
+        heard: list = []
+        await a.subscribe("g1", lambda g, i: heard.append(i))
+        await b.subscribe("g1", lambda g, i: None)
+        await Games(a).create(fresh_record())
+        mine = await Games(a).run("g1", Chat("white", "from a"))
+        theirs = await Games(b).run("g1", Chat("white", "from b"))
+        await heard_until(heard, 2)
+        assert heard[0] is mine.events[0]
+        assert heard[1] is not theirs.events[0] and heard[1] == theirs.events[0]
+        assert heard[1].frame() == theirs.events[0].frame()
+        assert a.cached("g1") is None  # another node wrote since
+    finally:
+        for each in (a, b):
+            await each.close()
+
+
 def _first_legal(record) -> str:
     from server import board
 
