@@ -382,6 +382,12 @@ class GameSocket:
         except _GONE:
             # The peer is gone or the socket broke: the reader will see the disconnect.
             log.debug("game %s: writer stopped", self.game_id, exc_info=True)
+        except StoreUnavailable:
+            # A snapshot or catch-up could not be read: not a bug. The socket cannot
+            # go on without the events it missed, so it closes with a code the client
+            # answers by coming back shortly (and catching up then).
+            log.warning("game %s: store unavailable while catching a socket up", self.game_id)
+            await self._refuse_and_close(ErrorCode.SERVER_BUSY, UNAVAILABLE, CloseCode.SERVER_ERROR)
         except Exception:
             log.exception("game %s: unexpected error while sending", self.game_id)
             with contextlib.suppress(Exception):

@@ -255,6 +255,29 @@ async def test_an_unexpected_error_is_logged_and_closes_1011_without_details(
         assert b.close_code is None and (await b.ping()).t == "pong"
 
 
+async def test_a_store_outage_while_catching_up_closes_1011_with_server_busy_not_a_traceback(
+    live, k: Kondavo, monkeypatch, caplog
+):
+    from server.store import RESYNC, StoreUnavailable
+
+    store = live.server.config.app.state.store
+    hub = live.server.config.app.state.hub
+
+    async def unreachable(*args, **kwargs):
+        raise StoreUnavailable("redis is down")
+
+    white, _ = await seated(k)
+    async with k.connect(white.game) as watcher:
+        await watcher.until(lambda c: any(isinstance(x, m.State) for x in c.received))
+        monkeypatch.setattr(store, "events_since", unreachable)
+        with caplog.at_level(logging.WARNING, logger="server.ws"):
+            for held in hub.members(white.game):
+                held.deliver(RESYNC)  # as when the channel between nodes broke
+            await closed_with(watcher, m.CloseCode.SERVER_ERROR)
+        assert any(isinstance(x, m.Error) and x.code == "server/busy" for x in watcher.received)
+        assert "Traceback" not in caplog.text and "store unavailable" in caplog.text
+
+
 # --- dead and stalled sockets ---------------------------------------------------------
 
 
