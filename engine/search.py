@@ -23,6 +23,7 @@ integer operations.
 
 from __future__ import annotations
 
+import gc
 import random
 import time
 from collections.abc import Iterable
@@ -164,6 +165,19 @@ class Searcher:
         last capture or man move is enough); reaching one of them again counts as a
         draw, so the engine neither walks into nor misses a repetition.
         """
+        # The search makes no reference cycles: reference counting frees all it
+        # allocates, and the cyclic collector would only rescan the growing tables
+        # (a tenth of the time at 10x10). Paused for the search, restored after.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._search(position, history, params)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _search(self, position: Position, history: Iterable[tuple[int, int, int, int]],
+                params: SearchParams | None) -> SearchResult:
         p = params or self.params
         if p is not self.params and p.seed is not None:
             self.rng = random.Random(p.seed)
