@@ -2,7 +2,7 @@
 
 Level 1 looks one ply ahead and adds a lot of noise to its scores, so a beginner
 can win; levels 2-4 look further and blunder less; levels 5-8 search as deep as
-their think time allows, four times longer per level, 5 and 6 with a little noise.
+their think time allows, longer at each level, and 5-7 still err a little.
 The server runs ``choose_move_fen`` or ``choose_move_game`` in a process pool:
 both take and return plain strings and numbers, so they pickle.
 ``choose_move_game`` keeps the searchers of the time-limited levels (noise-free,
@@ -54,21 +54,22 @@ class Level:
 LEVELS: dict[int, Level] = {
     lv.number: lv
     for lv in (
-        # The four weakest look a fixed number of plies ahead and err on purpose (their
-        # time is only a cap); their depth and noise set them apart.
-        Level(1, max_depth=1, think_time=0.05, noise=300, rating=700, name="Beginner"),
-        Level(2, max_depth=2, think_time=0.05, noise=150, rating=900, name="Novice"),
-        Level(3, max_depth=3, think_time=0.05, noise=60, rating=1100, name="Casual"),
-        Level(4, max_depth=4, think_time=0.05, noise=20, rating=1300, name="Club"),
-        # The four strongest search as deep as their time allows, each four times as long
-        # as the one below (about a ply and a half more), and 5 and 6 still err a little
-        # (four times the time alone is a thin margin in drawish rule sets like English).
-        # The ladder between them holds at any common scale of their times, which is how
-        # bench/strength.py measures it.
-        Level(5, max_depth=MAX_DEPTH, think_time=0.05, noise=20, rating=1500,
+        # The four weakest look a fixed number of plies ahead and err on purpose; their
+        # time is only a cap, wide enough for their depth in every rule set (Turkish,
+        # with many moves, needs the most).
+        Level(1, max_depth=1, think_time=0.2, noise=300, rating=700, name="Beginner"),
+        Level(2, max_depth=2, think_time=0.2, noise=150, rating=900, name="Novice"),
+        Level(3, max_depth=3, think_time=0.2, noise=80, rating=1100, name="Casual"),
+        Level(4, max_depth=4, think_time=0.2, noise=40, rating=1300, name="Club"),
+        # The four strongest search as deep as their time allows, each about two and a
+        # half times as long as the one below, and 5-7 still err a little, less at each
+        # level: time alone is a thin margin in drawish rule sets (English, Spanish).
+        # The ladder between them holds at any common scale of their times, which is
+        # how bench/strength.py measures it.
+        Level(5, max_depth=MAX_DEPTH, think_time=0.2, noise=30, rating=1500,
               name="Strong club"),
-        Level(6, max_depth=MAX_DEPTH, think_time=0.2, noise=10, rating=1700, name="Expert"),
-        Level(7, max_depth=MAX_DEPTH, think_time=0.75, noise=0, rating=1850, name="Master"),
+        Level(6, max_depth=MAX_DEPTH, think_time=0.5, noise=20, rating=1700, name="Expert"),
+        Level(7, max_depth=MAX_DEPTH, think_time=1.2, noise=10, rating=1850, name="Master"),
         Level(8, max_depth=MAX_DEPTH, think_time=3.0, noise=0, rating=2000, name="Grandmaster"),
     )
 }

@@ -156,14 +156,15 @@ def test_terminal_play_takes_moves_answers_and_quits():
 def test_a_process_keeps_the_top_levels_searchers_between_moves_but_not_the_weak_ones():
     from engine.levels import KEPT_SEARCHERS, kept_searcher
 
-    english, russian = get_rules("english"), get_rules("russian")
+    english = get_rules("english")
     first = kept_searcher(english, 8)
     assert first is not None and kept_searcher(english, 8) is first
-    # Depth-limited levels start afresh: a deeper table would lift them above their level.
-    assert kept_searcher(english, 3) is None
+    # Levels that err on purpose start afresh: a deeper table would lift them above
+    # their level.
+    assert kept_searcher(english, 3) is None and kept_searcher(english, 7) is None
     # Only a few are kept (a full table is large): the least recently used one goes.
-    for level in (7, 8):
-        kept_searcher(russian, level)
+    for variant in ("russian", "international"):
+        kept_searcher(get_rules(variant), 8)
     assert KEPT_SEARCHERS == 2 and kept_searcher(english, 8) is not first
 
 

@@ -95,7 +95,7 @@ async def server():
 
 
 def test_the_think_budget_is_the_levels_and_shrinks_on_a_low_clock():
-    assert think_budget(1, None) == get_level(1).think_time == 0.05
+    assert think_budget(1, None) == get_level(1).think_time == 0.2
     assert think_budget(8, 10 * 60_000) == 3.0
     assert think_budget(8, 6_000) == pytest.approx(0.2)
     assert think_budget(8, 0) == 0.05
