@@ -394,18 +394,23 @@ def in_processes(kind: str, per_process: list[tuple]) -> list[dict]:
 async def hold(ws_url: str, games: list[str], sockets: int, seconds: float) -> dict:
     """Open ``sockets`` spectator sockets spread over ``games`` and keep them ``seconds``."""
     conns = []
+    readers = []
     failed = 0
 
     async def one(i: int) -> None:
         nonlocal failed
         try:
-            conns.append(await _open(ws_url, games[i % len(games)], None))
+            ws = await _open(ws_url, games[i % len(games)], None)
         except Exception:
             failed += 1
+            return
+        conns.append(ws)
+        # Read from the start, as a browser does: a socket left unread while the others
+        # open fills its client queue, stops answering pings and is closed by the server.
+        readers.append(asyncio.create_task(_watch(ws, Tally())))
 
     for start in range(0, sockets, 200):
         await asyncio.gather(*(one(i) for i in range(start, min(sockets, start + 200))))
-    readers = [asyncio.create_task(_watch(ws, Tally())) for ws in conns]
     await asyncio.sleep(seconds)
     held = sum(1 for ws in conns if ws.close_code is None)
     for ws in conns:
