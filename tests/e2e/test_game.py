@@ -96,14 +96,17 @@ def test_a_turkish_opening_with_a_multi_capture_entered_by_its_last_square(new_g
 def test_mirrored_boards_draw_a1_light(new_game):
     creator, _, _ = new_game("italian", colour="white")
     # a1 is the bottom-left cell; on the Italian board it is not a playing square.
-    cells = creator.page.locator("rect.sq")
-    box = creator.page.locator("svg.board").bounding_box()
-    bottom_left = cells.evaluate_all(
-        """(els, box) => els.filter(e => { const r = e.getBoundingClientRect();
-            return Math.abs(r.left - box.x) < 2 && Math.abs(r.bottom - (box.y + box.height)) < 2; })
-            .map(e => e.getAttribute("class"))""",
-        box,
-    )
+    # Measured in the page and polled: right after the first render the board may
+    # still be settling its size, and one early reading found no cell at the corner.
+    bottom_left = creator.page.wait_for_function(
+        """() => { const board = document.querySelector("svg.board");
+            if (!board) return null;
+            const box = board.getBoundingClientRect();
+            const hits = [...document.querySelectorAll("rect.sq")].filter(e => {
+                const r = e.getBoundingClientRect();
+                return Math.abs(r.left - box.left) < 2 && Math.abs(r.bottom - box.bottom) < 2; });
+            return hits.length === 1 ? [hits[0].getAttribute("class")] : null; }"""
+    ).json_value()
     assert bottom_left == ["sq light"]
     screenshot(creator, "board-italian-8x8-mirrored")
 
