@@ -1,0 +1,54 @@
+"""The server's cache of engine games: every game in play stays cached, so a move
+never replays its game from the start (that once cost a third of the server's time
+at 2,000 paced games)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from engine import Game
+from server import board
+
+
+@pytest.fixture
+def replays(monkeypatch):
+    """Counts whole-game replays, the work the cache exists to avoid."""
+    calls = []
+    original = Game.replay.__func__
+
+    def counting(cls, rules, fen, notation):
+        calls.append(tuple(notation))
+        return original(cls, rules, fen, notation)
+
+    monkeypatch.setattr(Game, "replay", classmethod(counting))
+    monkeypatch.setattr(board, "_games", type(board._games)())
+    return calls
+
+
+def test_three_thousand_games_moving_in_turn_are_not_replayed(replays):
+    chance = random.Random(7)
+    histories: list[list[str]] = [[] for _ in range(3000)]
+    for _ in range(16):  # every game makes a move, in turn, sixteen times over
+        for moves in histories:
+            game = board.replay("english", None, moves)
+            after = board.played("english", None, moves, chance.choice(game.legal_moves()))
+            moves.append(after.notation[-1])
+    # Past the opening a game's entry gives way to its successor, so only a game that
+    # reached the very position another one left would rebuild it.
+    prefixes = Counter(tuple(moves[:n]) for moves in histories for n in range(17))
+    assert replays[0] == ()
+    assert all(prefixes[replayed] >= 2 for replayed in replays[1:])
+    assert len(replays) < 30
+
+
+def test_a_played_move_replaces_its_games_entry(replays):
+    moves: list[str] = []
+    for _ in range(board._OPENING_PLIES + 5):
+        game = board.replay("russian", None, moves)
+        moves.append(board.played("russian", None, moves, game.legal_moves()[0]).notation[-1])
+    # The opening positions, which other games share, and only the latest after them.
+    assert len(board._games) == board._OPENING_PLIES + 1
+    assert tuple(moves) in {key[2] for key in board._games}
