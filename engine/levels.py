@@ -56,20 +56,22 @@ LEVELS: dict[int, Level] = {
     for lv in (
         # The four weakest look a fixed number of plies ahead and err on purpose; their
         # time is only a cap, wide enough for their depth in every rule set (Turkish,
-        # with many moves, needs the most).
+        # with many moves, needs the most). Each halves the noise of the one below.
         Level(1, max_depth=1, think_time=0.2, noise=300, rating=700, name="Beginner"),
         Level(2, max_depth=2, think_time=0.2, noise=150, rating=900, name="Novice"),
-        Level(3, max_depth=3, think_time=0.2, noise=80, rating=1100, name="Casual"),
-        Level(4, max_depth=4, think_time=0.2, noise=40, rating=1300, name="Club"),
+        Level(3, max_depth=3, think_time=0.2, noise=90, rating=1100, name="Casual"),
+        Level(4, max_depth=4, think_time=0.2, noise=45, rating=1300, name="Club"),
         # The four strongest search as deep as their time allows, each about two and a
-        # half times as long as the one below, and 5-7 still err a little, less at each
-        # level: time alone is a thin margin in drawish rule sets (English, Spanish).
+        # half times as long as the one below, and 5-7 still err, half as much at each
+        # level: time alone is a thin margin in drawish rule sets (English, Spanish),
+        # and the noise is what separated the steps best (bench/strength.py: 8 vs 7,
+        # noise 10 -> 0, held 80-90% everywhere; 6 vs 5, noise 30 -> 20, only 55-78%).
         # The ladder between them holds at any common scale of their times, which is
         # how bench/strength.py measures it.
-        Level(5, max_depth=MAX_DEPTH, think_time=0.2, noise=30, rating=1500,
+        Level(5, max_depth=MAX_DEPTH, think_time=0.2, noise=25, rating=1500,
               name="Strong club"),
-        Level(6, max_depth=MAX_DEPTH, think_time=0.5, noise=20, rating=1700, name="Expert"),
-        Level(7, max_depth=MAX_DEPTH, think_time=1.2, noise=10, rating=1850, name="Master"),
+        Level(6, max_depth=MAX_DEPTH, think_time=0.5, noise=12, rating=1700, name="Expert"),
+        Level(7, max_depth=MAX_DEPTH, think_time=1.2, noise=5, rating=1850, name="Master"),
         Level(8, max_depth=MAX_DEPTH, think_time=3.0, noise=0, rating=2000, name="Grandmaster"),
     )
 }
@@ -125,9 +127,10 @@ def search_move(position: Position, level: int, seed: int | None = None,
 
 def choose_move(position: Position, level: int, seed: int | None = None,
                 time_limit: float | None = None,
-                history: Iterable[tuple[int, int, int, int]] = ()) -> Move:
+                history: Iterable[tuple[int, int, int, int]] = (),
+                searcher: Searcher | None = None) -> Move:
     """The move the computer at ``level`` plays; ``ValueError`` if there is none."""
-    result = search_move(position, level, seed, time_limit, None, history)
+    result = search_move(position, level, seed, time_limit, None, history, searcher)
     if result.move is None:
         raise ValueError(f"{position.side_to_move} has no legal move in {position.fen()!r}")
     return result.move
@@ -150,11 +153,8 @@ def choose_move_game(variant: str, start_fen: str | None, moves: list[str], leve
     game = Game.replay(rules, start_fen, moves)
     if game.is_over:
         raise ValueError(f"the game is over ({game.reason}); no move to choose")
-    result = search_move(game.position, level, seed, time_limit, None, game_history(game),
-                         kept_searcher(rules, level))
-    if result.move is None:
-        raise ValueError(f"{game.position.side_to_move} has no legal move")
-    return str(result.move)
+    return str(choose_move(game.position, level, seed, time_limit, game_history(game),
+                           kept_searcher(rules, level)))
 
 
 def game_history(game: Game) -> list[tuple[int, int, int, int]]:

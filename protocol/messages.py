@@ -531,10 +531,6 @@ def _type_name(tp: Any) -> str:
     return {str: "a string", int: "an integer", bool: "true or false", float: "a number"}[tp]
 
 
-def _valid(value: Any, tp: Any) -> bool:
-    return _checker(tp)(value)
-
-
 _CHECKERS: dict[Any, typing.Callable[[Any], bool]] = {}
 
 

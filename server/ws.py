@@ -401,8 +401,10 @@ class GameSocket:
         # the watchdog cuts the socket off when one send waits send_timeout_s. A
         # timestamp per frame costs far less than a timeout (a timer) per frame.
         self._sending_since = time.monotonic()
-        await self.websocket.send_bytes(frame)
-        self._sending_since = None
+        try:
+            await self.websocket.send_bytes(frame)
+        finally:
+            self._sending_since = None
 
     def _watch(self) -> None:
         """Every quarter of ``send_timeout_s``: cut the socket off if a send has been
