@@ -29,7 +29,8 @@ plies wins; level king endings for ten quiet plies are drawn.
 Scores are fractions of a point for level 8 / the higher level, with the Elo
 difference and its 95% error margin. The last line is one JSON object:
 ``{"vs_py_draughts": {variant: score}, "ladder": {variant: [2v1, 3v2, ..., 8v7]}}``
-(``vs_py_draughts`` pools every time control). A script that prints figures, not a test.
+(``vs_py_draughts`` pools every time control; with ``--ladder-steps`` the lists hold
+only the steps played). A script that prints figures, not a test.
 """
 
 from __future__ import annotations
@@ -274,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variants", default=",".join(VARIANTS),
                         help="rule sets to play (py-draughts plays only "
                              f"{', '.join(PYD_VARIANTS)} of them)")
+    parser.add_argument("--ladder-steps", default="",
+                        help="higher levels of the steps to play, e.g. 7,8 (default: all)")
     parser.add_argument("--skip-ladder", action="store_true")
     parser.add_argument("--skip-pyd", action="store_true")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -283,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.games, args.times, args.ladder_games, args.ladder_budget = 2, "0.1", 2, 0.02
     times = [float(t) for t in args.times.split(",") if t]
+    steps = [int(h) for h in args.ladder_steps.split(",") if h] or list(
+        range(MIN_LEVEL + 1, MAX_LEVEL + 1))
     ladder_variants = [v for v in args.variants.split(",") if v]
     for v in ladder_variants:
         get_rules(v)  # an unknown rule set fails here, naming the known ones
@@ -341,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
             for variant in ladder_variants:
                 openings = balanced_openings(get_rules(variant),
                                              (args.ladder_games + 1) // 2, args.seed)
-                for high in range(MIN_LEVEL + 1, MAX_LEVEL + 1):
+                for high in steps:
                     for i in range(args.ladder_games):
                         opening = openings[(i // 2) % len(openings)]
                         high_white = i % 2 == 0
@@ -351,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
                             min(1.0, args.ladder_budget / get_level(high).think_time)))
             for variant in ladder_variants:
                 ladder[variant] = []
-                for high in range(MIN_LEVEL + 1, MAX_LEVEL + 1):
+                for high in steps:
                     score = Score()
                     for i in range(args.ladder_games):
                         high_white, task = tasks2[(variant, high, i)]
