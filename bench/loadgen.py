@@ -317,11 +317,13 @@ async def play(urls: list[str], games: int, spectators: int, seconds: float, pac
     # it is the instrument, not what is measured, so it does not collect in the window.
     gc.collect()
     gc.disable()
-    cpu, window_start = time.process_time(), time.monotonic()
-    tally.measuring, tally.frames, started = True, 0, time.perf_counter()
-    await asyncio.sleep(seconds)
-    tally.measuring, elapsed = False, time.perf_counter() - started
-    gc.enable()
+    try:
+        cpu, window_start = time.process_time(), time.monotonic()
+        tally.measuring, tally.frames, started = True, 0, time.perf_counter()
+        await asyncio.sleep(seconds)
+        tally.measuring, elapsed = False, time.perf_counter() - started
+    finally:
+        gc.enable()
     frames, client_cpu, window_end = tally.frames, time.process_time() - cpu, time.monotonic()
     for table in tables:
         table.until = 0

@@ -56,7 +56,7 @@ LEVELS: dict[int, Level] = {
     for lv in (
         # The four weakest look a fixed number of plies ahead and err on purpose; their
         # time is only a cap, wide enough for their depth in every rule set (Turkish,
-        # with many moves, needs the most). Each halves the noise of the one below.
+        # with many moves, needs the most). Each has about half the noise of the one below.
         Level(1, max_depth=1, think_time=0.2, noise=300, rating=700, name="Beginner"),
         Level(2, max_depth=2, think_time=0.2, noise=150, rating=900, name="Novice"),
         Level(3, max_depth=3, think_time=0.2, noise=90, rating=1100, name="Casual"),
