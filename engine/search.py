@@ -222,7 +222,7 @@ class Searcher:
                 try:
                     self._improved = None
                     if noise is not None:
-                        score, order = self._root_exact(own, opp, kings, turn, root_key,
+                        score, order = self._root_noisy(own, opp, kings, turn, root_key,
                                                          moves, depth, noise)
                     else:
                         score, order = self._aspirate(own, opp, kings, turn, root_key, moves,
@@ -303,20 +303,40 @@ class Searcher:
             self._store(h, depth, best, EXACT, order[0])
         return best, order
 
-    def _root_exact(self, own, opp, kings, turn, h, moves, depth,
+    def _root_noisy(self, own, opp, kings, turn, h, moves, depth,
                     noise) -> tuple[int, list[Move]]:
-        """Every root move scored exactly, plus its noise: the weak levels' root."""
-        scored = []
+        """The weak levels' root: the move with the best score plus its noise.
+
+        A move only matters if its score plus its noise beats the best total so far,
+        so each move after the first is searched with a null window at that bar, and
+        searched again in full only when it clears it. The choice is the one scoring
+        every move exactly would make, at a fraction of the nodes: the time-limited
+        levels that err (5-7) reach the depth their time buys, even in rule sets with
+        many moves (Turkish), instead of losing it all to exact scores."""
+        scored: list[tuple[int, int]] = []
+        best_i, best = 0, -INF
         for i, m in enumerate(moves):
             c_own, c_opp, c_kings, c_h = self._play(own, opp, kings, turn, h, m)
+            if best > -WIN_BOUND and best < WIN_BOUND:
+                # Past the bar means above it: with it below WIN_BOUND, a won move
+                # always clears it, and a lost one, never noisy, can never beat a
+                # normal score.
+                bar = min(best - noise[i], WIN_BOUND - 1)
+                score = -self._negamax(c_own, c_opp, c_kings, turn ^ 1, depth - 1,
+                                       -bar - 1, -bar, 1, c_h)
+                if score <= bar:
+                    scored.append((score + noise[i], i))  # an upper bound is enough
+                    continue
             score = -self._negamax(c_own, c_opp, c_kings, turn ^ 1, depth - 1, -INF, INF, 1,
                                    c_h)
             # Noise never hides a forced win or loss the search has seen.
-            if abs(score) < WIN_BOUND:
-                score += noise[i]
-            scored.append((score, i))
+            total = score + noise[i] if abs(score) < WIN_BOUND else score
+            scored.append((total, i))
+            if total > best:
+                best, best_i = total, i
         scored.sort(key=lambda s: -s[0])
-        return scored[0][0], [moves[i] for _, i in scored]
+        order = [moves[best_i]] + [moves[i] for _, i in scored if i != best_i]
+        return best, order
 
     # --- tree ----------------------------------------------------------------------
 
