@@ -37,6 +37,7 @@ from .ratings import Ratings, Settler, make_ratings
 from .security import SecurityHeaders
 from .store import MemoryStore, Store, StoreUnavailable
 from .timekeeper import Timekeeper
+from .watchdog import SendWatchdog
 from .ws import GameSocket
 
 log = logging.getLogger(__name__)
@@ -106,6 +107,7 @@ def create_app(
             settings.sockets_per_ip, settings.games_per_ip, settings.games_window_s
         )
         app.state.hub = Hub(own_store)
+        app.state.watchdog = SendWatchdog(settings.send_timeout_s)
         app.state.games = Games(own_store)
         app.state.lobby = LobbyFeed(own_store, settings.lobby_refresh_s)
         app.state.ratings = ratings or make_ratings(settings.redis_url)
@@ -121,6 +123,7 @@ def create_app(
         tasks = [
             asyncio.create_task(Timekeeper(app.state.games, settings.tick_s).run()),
             asyncio.create_task(app.state.lobby.run()),
+            asyncio.create_task(app.state.watchdog.run()),
         ]
         try:
             yield

@@ -31,6 +31,7 @@ from .limits import SocketLimits
 from .record import GameRecord, Side, other
 from .room import RoomEvent
 from .store import Resync, StoreUnavailable
+from .watchdog import SendWatchdog
 
 log = logging.getLogger(__name__)
 
@@ -94,9 +95,10 @@ class GameSocket:
         self.closed = False
         # Drops the TCP connection at once (see gate.py); None outside uvicorn.
         self._abort = websocket.scope.get("kondavo.abort")
-        # When the pending send began (None: no send waiting); see _watch.
-        self._sending_since: float | None = None
-        self._watchdog: asyncio.TimerHandle | None = None
+        # When the pending send began (None: no send waiting): the node's one
+        # SendWatchdog cuts the socket off when a send waits too long.
+        self.sending_since: float | None = None
+        self.watchdog: SendWatchdog = state.watchdog
 
     # --- the hub's side ---------------------------------------------------------------
 
@@ -119,17 +121,6 @@ class GameSocket:
             self._wakeup = None
             if not wakeup.done():
                 wakeup.set_result(None)
-
-    async def _next(self) -> Any:
-        """The oldest queued item, waiting for one if the queue is empty."""
-        queue = self.queue
-        while not queue:
-            self._wakeup = asyncio.get_running_loop().create_future()
-            try:
-                await self._wakeup
-            finally:
-                self._wakeup = None
-        return queue.popleft()
 
     def cut_off(self) -> None:
         """Drop the connection without a closing handshake (the peer does not read)."""
@@ -176,7 +167,7 @@ class GameSocket:
         self.limits = SocketLimits(self.settings, seated=self.side is not None)
         await self.hub.enter(self.game_id, self)
         writer = asyncio.create_task(self._write_loop())
-        self._watch()
+        self.watchdog.add(self)
         try:
             if hello.token and self.side is None:
                 self.send(
@@ -198,8 +189,7 @@ class GameSocket:
                 if not writer.done():
                     self.cut_off()
             writer.cancel()
-            if self._watchdog is not None:
-                self._watchdog.cancel()
+            self.watchdog.discard(self)
             with contextlib.suppress(BaseException):
                 await writer
 
@@ -273,6 +263,9 @@ class GameSocket:
                 continue
             if self._within_budget(message):
                 await self._dispatch(message)
+            # Not held while the next frame is awaited: anything kept across that wait
+            # lives seconds, and the collector walks it (see _write_loop).
+            frame = message = None
 
     def _within_budget(self, message: m.ClientMessage | None) -> bool:
         """Count the frame; past the socket's budget: say so and close with 1008."""
@@ -363,9 +356,20 @@ class GameSocket:
     # --- writing ----------------------------------------------------------------------
 
     async def _write_loop(self) -> None:
+        queue = self.queue
+        loop = asyncio.get_running_loop()
         try:
             while not self.closed:
-                item = self.queue.popleft() if self.queue else await self._next()
+                while not queue:
+                    # Waits on a bare future, not a helper coroutine: with thousands of
+                    # sockets idle between moves, every object a wait keeps alive is
+                    # one more for each young garbage collection to walk (issue 7).
+                    self._wakeup = wakeup = loop.create_future()
+                    try:
+                        await wakeup
+                    finally:
+                        self._wakeup = wakeup = None
+                item = queue.popleft()
                 if isinstance(item, _Close):
                     await self._close(item.code)
                     return
@@ -377,6 +381,9 @@ class GameSocket:
                     await self._send_event(item)
                 else:
                     await self._write(item)
+                # Let the event go before waiting for the next: a move's event (the
+                # board, the legal moves) would otherwise live until the next move.
+                item = None
         except asyncio.CancelledError:
             raise
         except _GONE:
@@ -398,23 +405,13 @@ class GameSocket:
 
     async def _write_frame(self, frame: bytes) -> None:
         # The send only waits while the transport's buffer is full (the peer is slow);
-        # the watchdog cuts the socket off when one send waits send_timeout_s. A
-        # timestamp per frame costs far less than a timeout (a timer) per frame.
-        self._sending_since = time.monotonic()
+        # the node's watchdog cuts the socket off when one send waits send_timeout_s.
+        # A timestamp per frame costs far less than a timeout (a timer) per frame.
+        self.sending_since = time.monotonic()
         try:
             await self.websocket.send_bytes(frame)
         finally:
-            self._sending_since = None
-
-    def _watch(self) -> None:
-        """Every quarter of ``send_timeout_s``: cut the socket off if a send has been
-        waiting that long (the peer stopped reading and the buffers are full)."""
-        since, limit = self._sending_since, self.settings.send_timeout_s
-        if since is not None and time.monotonic() - since >= limit:
-            self.cut_off()  # the blocked send fails; the writer and reader then stop
-            return
-        if not self.closed:
-            self._watchdog = asyncio.get_running_loop().call_later(limit / 4, self._watch)
+            self.sending_since = None
 
     async def _send_snapshot(self) -> None:
         record = await self.store.load(self.game_id)
