@@ -15,7 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from engine import VARIANTS, Position, get_rules
+from engine import VARIANTS, Position, get_rules, search
 from engine.evaluation import WIN_BOUND, Evaluator, evaluate
 from engine.levels import LEVELS, choose_move, choose_move_fen, get_level
 from engine.search import Searcher, SearchParams
@@ -232,3 +232,16 @@ def test_the_zobrist_key_updated_move_by_move_equals_the_key_of_the_whole_positi
             *_, child_key = searcher._play(own, opp, pos.kings, pos.turn, key, m)
             pos = pos.play(m)
             assert child_key == key_of(pos.white, pos.black, pos.kings, pos.turn)
+
+
+def test_a_floor_of_plies_is_completed_even_when_the_clock_has_run_out(monkeypatch):
+    # Turkish, with many moves: the case the floor is for. The overrun cap is lifted so
+    # the test does not depend on this machine's speed.
+    monkeypatch.setattr(search, "FLOOR_OVERRUN", 1e9)
+    pos = _random_positions("turkish", 1, seed=4)[0]
+    rushed = SearchParams(time_limit=1e-6, noise=40, seed=1)
+    floored = SearchParams(time_limit=1e-6, noise=40, seed=1, min_depth=5)
+
+    assert Searcher(pos.rules, rushed).search(pos).depth < 5
+    result = Searcher(pos.rules, floored).search(pos)
+    assert result.depth >= 5 and result.move in pos.legal_moves()
