@@ -98,17 +98,11 @@ def _squares(rules: Rules, label: str, fen: str) -> list[int]:
 
 def write_fen(pos: Position) -> str:
     rules = pos.rules
-    board = rules.board
-    if rules.notation == "numeric":
-        order = sorted(board.squares, key=lambda s: board.numbers[s])
-    else:
-        # a1, c1, ..., b2, ...: rank by rank from White's side.
-        order = sorted(board.squares, key=lambda s: (-board.coords[s][1], board.coords[s][0]))
+    order, name, kings = rules.listing_order, rules.square_name, pos.kings
 
     def listing(bits: int) -> str:
         return ",".join(
-            ("K" if pos.kings >> s & 1 else "") + rules.square_name(s)
-            for s in order if bits >> s & 1
+            ("K" + name(s) if kings >> s & 1 else name(s)) for s in order if bits >> s & 1
         )
 
     side = "W" if pos.turn == 0 else "B"

@@ -74,12 +74,15 @@ class Position:
         """(label, colour, is_king) of every piece, in square order."""
         out = []
         name = self.rules.square_name
-        for sq in self.rules.board.squares:
-            b = 1 << sq
-            if self.white & b:
-                out.append((name(sq), Color.WHITE, bool(self.kings & b)))
-            elif self.black & b:
-                out.append((name(sq), Color.BLACK, bool(self.kings & b)))
+        white, kings = self.white, self.kings
+        occupied = white | self.black
+        # Square order is bit order (Board.squares is ascending): walk the set bits only.
+        while occupied:
+            low = occupied & -occupied
+            sq = low.bit_length() - 1
+            out.append((name(sq), Color.WHITE if white & low else Color.BLACK,
+                        bool(kings & low)))
+            occupied ^= low
         return out
 
     def piece_at(self, sq: int) -> tuple[Color, bool] | None:

@@ -117,6 +117,15 @@ class Rules:
             return self._compute_square_name(sq)
 
     @cached_property
+    def listing_order(self) -> tuple[int, ...]:
+        """The squares in the order FEN lists them: by number, or for algebraic boards
+        a1, c1, ..., b2, ...: rank by rank from White's side."""
+        board = self.board
+        if self.notation == "numeric":
+            return tuple(sorted(board.squares, key=lambda s: board.numbers[s]))
+        return tuple(sorted(board.squares, key=lambda s: (-board.coords[s][1], board.coords[s][0])))
+
+    @cached_property
     def _square_names(self) -> dict[int, str]:
         # Looked up for every square of every move shown or parsed: computed once.
         return {sq: self._compute_square_name(sq) for sq in self.board.squares}

@@ -11,7 +11,7 @@ from collections import OrderedDict
 from functools import cache
 from typing import Any
 
-from engine import Game, Move, get_rules
+from engine import Color, Game, Move, get_rules
 
 # Enough for every game in play on a busy node: a miss replays the whole game, and
 # with fewer entries than live games every move missed (2,000 paced games spent a
@@ -66,7 +66,11 @@ def layout(variant: str) -> dict[str, Any]:
 
 
 def pieces(game: Game) -> list[list[Any]]:
-    return [[label, str(color.value), bool(king)] for label, color, king in game.position.pieces()]
+    colour = _COLOUR
+    return [[label, colour[color], king] for label, color, king in game.position.pieces()]
+
+
+_COLOUR = {color: str(color.value) for color in Color}
 
 
 def legal(game: Game) -> list[dict[str, Any]]:
