@@ -53,6 +53,9 @@ class Level:
                             min_depth=self.min_depth)
 
 
+# The time-limited levels' floor: one ply past level 4's fixed depth.
+_FLOOR = 5
+
 LEVELS: dict[int, Level] = {
     lv.number: lv
     for lv in (
@@ -69,19 +72,19 @@ LEVELS: dict[int, Level] = {
         # Spanish, Italian): once the noisy root cost them no depth, 25/12/5 left 8 v 7
         # at 62-67% there, and 30/18/9 left 6 v 5 and 7 v 6 at 64-69%; 40/24/12 gives
         # the noise steps room (bench/strength.py, 24 games a step; the note of issue
-        # 6 has the figures). The ladder between them holds at any
-        # common scale of their times, which is how bench/strength.py measures it.
+        # 6 has the figures). The ladder between them holds at any common scale of
+        # their times, which is how bench/strength.py measures it.
         # Each also completes one ply more than level 4 whatever its clock says: in
         # Turkish, with many moves, level 5's time alone reached no further than
         # level 4 (depth 3.8 against 3.6 at 0.1 s), and the step rested on the noise.
         Level(5, max_depth=MAX_DEPTH, think_time=0.2, noise=40, rating=1500,
-              name="Strong club", min_depth=5),
+              name="Strong club", min_depth=_FLOOR),
         Level(6, max_depth=MAX_DEPTH, think_time=0.5, noise=24, rating=1700, name="Expert",
-              min_depth=5),
+              min_depth=_FLOOR),
         Level(7, max_depth=MAX_DEPTH, think_time=1.2, noise=12, rating=1850, name="Master",
-              min_depth=5),
+              min_depth=_FLOOR),
         Level(8, max_depth=MAX_DEPTH, think_time=3.0, noise=0, rating=2000, name="Grandmaster",
-              min_depth=5),
+              min_depth=_FLOOR),
     )
 }
 MIN_LEVEL, MAX_LEVEL = min(LEVELS), max(LEVELS)

@@ -193,7 +193,6 @@ class Searcher:
         deadline = start + p.time_limit if p.time_limit is not None else float("inf")
         floor_deadline = (start + FLOOR_OVERRUN * p.time_limit
                           if p.time_limit is not None else deadline)
-        self._deadline = floor_deadline if p.min_depth > 0 else deadline
         self._node_limit = p.node_limit or (1 << 62)
         if len(self.tt) >= p.tt_size:
             self.tt.clear()
@@ -228,8 +227,8 @@ class Searcher:
         self._path.add(root_key)
         try:
             for depth in range(1, max(1, p.max_depth) + 1):
-                if depth > p.min_depth:
-                    self._deadline = deadline  # the floor is done: the clock rules again
+                # Within the floor the search may overrun; past it the clock rules.
+                self._deadline = floor_deadline if depth <= p.min_depth else deadline
                 try:
                     self._improved = None
                     if noise is not None:
@@ -329,7 +328,7 @@ class Searcher:
         best_i, best = 0, -INF
         for i, m in enumerate(moves):
             c_own, c_opp, c_kings, c_h = self._play(own, opp, kings, turn, h, m)
-            if best > -WIN_BOUND and best < WIN_BOUND:
+            if -WIN_BOUND < best < WIN_BOUND:
                 # Past the bar means above it: with it below WIN_BOUND, a won move
                 # always clears it, and a lost one, never noisy, can never beat a
                 # normal score.

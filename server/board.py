@@ -65,12 +65,12 @@ def layout(variant: str) -> dict[str, Any]:
     }
 
 
+_COLOUR = {color: str(color.value) for color in Color}  # the wire's colour names
+
+
 def pieces(game: Game) -> list[list[Any]]:
     colour = _COLOUR
     return [[label, colour[color], king] for label, color, king in game.position.pieces()]
-
-
-_COLOUR = {color: str(color.value) for color in Color}
 
 
 def legal(game: Game) -> list[dict[str, Any]]:
