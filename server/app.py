@@ -66,11 +66,13 @@ async def store_unavailable(request: Request, exc: Exception) -> Response:
 
 def make_store(settings: Settings) -> Store:
     """``RedisStore`` when ``KONDAVO_REDIS_URL`` is set, else the embedded store."""
+    kept_ms = round(settings.finished_kept_s * 1000)
     if settings.redis_url:
         from .store.redis import RedisStore
 
-        return RedisStore(settings.redis_url, keep_events=settings.events_kept)
-    return MemoryStore(keep_events=settings.events_kept)
+        return RedisStore(settings.redis_url, keep_events=settings.events_kept,
+                          finished_kept_ms=kept_ms)
+    return MemoryStore(keep_events=settings.events_kept, finished_kept_ms=kept_ms)
 
 
 async def page(request: Request) -> Response:

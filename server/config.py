@@ -52,6 +52,10 @@ class Settings:
     claim_after_s: float = 30.0
     # Events kept per game for resync; older gaps get a full snapshot.
     events_kept: int = 1000
+    # A game over (finished or aborted) is forgotten this long after its last change:
+    # its link stops working. Without it, a long-running node's memory (or Redis) would
+    # hold every game ever played; there is no archive database.
+    finished_kept_s: float = 7 * 86_400.0
     # Messages one socket may send per window (pings aside), then it is closed 1008.
     player_messages: int = 100
     spectator_messages: int = 50
@@ -91,6 +95,9 @@ class Settings:
             public_url=(env.get("KONDAVO_PUBLIC_URL") or "").rstrip("/") or None,
             claim_after_s=_number(env, "KONDAVO_CLAIM_AFTER_S", base.claim_after_s),
             events_kept=int(_number(env, "KONDAVO_EVENTS_KEPT", base.events_kept, 1)),
+            finished_kept_s=_number(
+                env, "KONDAVO_FINISHED_KEPT_S", base.finished_kept_s, 0.001
+            ),
             player_messages=int(_number(env, "KONDAVO_PLAYER_MESSAGES", base.player_messages)),
             spectator_messages=int(
                 _number(env, "KONDAVO_SPECTATOR_MESSAGES", base.spectator_messages)

@@ -58,6 +58,10 @@ BOT_OVERDUE_MS = 5_000
 # A finished rated game whose result has not reached the ratings yet is retried
 # after this long (the node that finished it may have died in between).
 RATING_RETRY_MS = 5_000
+# An open game in the lobby whose creator has had no socket for this long is withdrawn
+# (aborted, reason "withdrawn"), so a stranger never joins a game nobody will play.
+# A grace and not at once: a reload or a phone changing networks keeps the seek.
+SEEK_GRACE_MS = 60_000
 
 # Who may see an event: everyone, only the seated players, only spectators, or one seat.
 Audience = Literal["all", "players", "spectators", "white", "black"]
@@ -258,10 +262,28 @@ def needs_rating(record: GameRecord) -> bool:
     return record.status == "finished" and record.rated and not record.rated_applied
 
 
+def seek_withdrawn_at(record: GameRecord) -> int | None:
+    """When an open game still waiting for an opponent is withdrawn because its creator
+    has no socket (counted from the creation if the creator never connected); None
+    while the creator is there, or for any other game."""
+    if record.status != "waiting" or record.opponent != "open":
+        return None
+    for side in SIDES:
+        seat = record.seat(side)
+        if seat is not None and not seat.bot and seat.sockets == 0:
+            since = seat.gone_since if seat.gone_since is not None else record.created_at
+            return since + SEEK_GRACE_MS
+    return None
+
+
 def deadline(record: GameRecord) -> int | None:
     """When this game next needs a ``Tick``: a flag falls, a claim opens, the computer's
-    move is overdue, or a rated result still waits to reach the ratings."""
+    move is overdue, a rated result still waits to reach the ratings, or an open game's
+    absent creator's seek is withdrawn."""
     times = []
+    withdrawn = seek_withdrawn_at(record)
+    if withdrawn is not None:
+        times.append(withdrawn)
     flag = record.flag_time()
     if flag is not None:
         times.append(flag)
@@ -293,6 +315,9 @@ def _emit(
 
 
 def _settle_time(rec: GameRecord, now: int, events: list[RoomEvent]) -> None:
+    withdrawn = seek_withdrawn_at(rec)
+    if withdrawn is not None and now >= withdrawn:
+        _finish(rec, now, events, None, "withdrawn")
     flag = rec.flag_time()
     if flag is not None and now >= flag:
         loser = rec.side_to_move
@@ -350,6 +375,8 @@ def _playing(rec: GameRecord) -> None:
 
 def _join(rec: GameRecord, cmd: Join, now: int, out: Outcome) -> None:
     free = [side for side in SIDES if rec.seat(side) is None]
+    if rec.over and free:
+        raise _Refused(ErrorCode.GAME_OVER, "This game ended before anyone joined it.")
     if rec.status != "waiting" or not free:
         raise _Refused(ErrorCode.SEAT_TAKEN, "Both seats are taken; you can still watch.")
     if rec.opponent == "friend" and not (

@@ -143,6 +143,7 @@ export default {
     fmjd64_endgame_60: "Remis: 60 Züge im Endspiel ohne Materialänderung.",
     fmjd64_long_diagonal_5: "Remis: die einzelne Dame hält die lange Diagonale (5 Züge).",
     fmjd64_lone_king_5: "Remis: die einzelne Dame wurde nicht binnen 5 Zügen gefangen.",
+    withdrawn: "Zurückgezogen: niemand ist beigetreten, während der Ersteller fort war.",
     recorded: "Ergebnis wie notiert.",
     unknown: "Die Partie ist vorbei ({code}).",
   },

@@ -143,6 +143,7 @@ export default {
     fmjd64_endgame_60: "Draw: 60 moves in the endgame without a change of material.",
     fmjd64_long_diagonal_5: "Draw: the lone king holds the long diagonal (5 moves).",
     fmjd64_lone_king_5: "Draw: the lone king was not caught within 5 moves.",
+    withdrawn: "Withdrawn: nobody joined while its creator was away.",
     recorded: "Result as recorded.",
     unknown: "The game is over ({code}).",
   },

@@ -7,6 +7,10 @@ changes anything. ``create`` keeps a copy, as callers build a new record by hand
 Unpacking and repacking the whole record on every command was a large part of
 relaying a move (bench/relay.py).
 
+A game over is forgotten ``finished_kept_ms`` after its last commit (a chat line or a
+rematch offer after the end counts): ``due``, which the timekeeper calls every tick,
+drops the expired ones, oldest first.
+
 Events are logged as their encoded frames, the bytes the sockets send: kept as
 objects, a thousand events per game would have the garbage collector walk
 millions of lists and dicts (bench/relay.py's p99 went from 50 to 250 ms).
@@ -32,9 +36,13 @@ log = logging.getLogger(__name__)
 class MemoryStore:
     name = "memory"
 
-    def __init__(self, keep_events: int = 1000, clock: Callable[[], float] = time.time):
+    def __init__(self, keep_events: int = 1000, clock: Callable[[], float] = time.time,
+                 finished_kept_ms: int = 7 * 86_400_000):
         self._keep = keep_events
         self._clock = clock
+        self._finished_kept_ms = finished_kept_ms
+        # Games over -> when they are forgotten; in commit order, so also by that time.
+        self._expiry: dict[str, int] = {}
         self._records: dict[str, GameRecord] = {}
         # Per game: (version, audience, frame) of the last ``keep_events`` events.
         self._logs: dict[str, deque[tuple[int, Audience, bytes]]] = {}
@@ -74,6 +82,9 @@ class MemoryStore:
         if stored is None or stored.version != expected_version:
             return False
         self._write(record, deadline)
+        if record.over:
+            self._expiry.pop(game_id, None)  # to the end: the order stays by time
+            self._expiry[game_id] = int(self._clock() * 1000) + self._finished_kept_ms
         self._logs.setdefault(game_id, deque(maxlen=self._keep)).extend(
             (event.v, event.audience, event.frame()) for event in events
         )
@@ -111,13 +122,17 @@ class MemoryStore:
 
     async def add_spectators(self, game_id: str, delta: int) -> int:
         count = max(0, self._spectators.get(game_id, 0) + delta)
-        self._spectators[game_id] = count
+        if count:
+            self._spectators[game_id] = count
+        else:
+            self._spectators.pop(game_id, None)  # a game nobody watches costs nothing
         return count
 
     async def spectators(self, game_id: str) -> int:
         return self._spectators.get(game_id, 0)
 
     async def due(self, now: int) -> list[str]:
+        self._forget_expired(now)
         found = []
         while self._deadline_heap and self._deadline_heap[0][0] <= now:
             at, game_id = heapq.heappop(self._deadline_heap)
@@ -151,6 +166,17 @@ class MemoryStore:
             self._live[record.id] = None
         else:
             self._live.pop(record.id, None)
+
+    def _forget_expired(self, now: int) -> None:
+        while self._expiry:
+            game_id, at = next(iter(self._expiry.items()))
+            if at > now:
+                return
+            del self._expiry[game_id]
+            self._records.pop(game_id, None)
+            self._logs.pop(game_id, None)
+            self._spectators.pop(game_id, None)
+            self._deadlines.pop(game_id, None)  # its heap entry is skipped as stale
 
     def _publish(self, game_id: str, item: RoomEvent | ServerMessage) -> None:
         for listener in list(self._listeners.get(game_id, ())):

@@ -16,6 +16,8 @@ Keys (prefix ``kondavo``; ``{t}`` is the game's shard tag):
 - ``kondavo:{t}:log:<id>``   list: the last ``keep_events`` events, msgpack, oldest
   first; the last entry's version is ``v``, so an entry's version is known from its index
 - ``kondavo:{t}:spectators:<id>``  integer: spectators on all nodes
+
+A game over expires (the three keys above) ``finished_kept_ms`` after its last commit.
 - ``kondavo:{t}:deadlines``  sorted set: game id -> when it next needs a Tick (ms)
 - ``kondavo:{t}:waiting`` / ``:live``  sorted sets: game id -> created_at, the lobby
 - channel ``kondavo:{<id>}:events``: ``E`` + the commit's events (concatenated msgpack
@@ -177,21 +179,26 @@ def cluster_url(url: str) -> str | None:
     return None
 
 
-# KEYS: game, log, deadlines, waiting, live (one shard: one slot)
+# KEYS: game, log, deadlines, waiting, live, spectators (one shard: one slot)
 # ARGV: expected version, new version, record, deadline|'', keep, waiting 0|1, live 0|1,
-#       created_at, channel, game id, event...
+#       created_at, channel, game id, expiry ms|'' (the game is over), event...
 _COMMIT = """
 local stored = redis.call('HGET', KEYS[1], 'v')
 if stored == false or tonumber(stored) ~= tonumber(ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'rec', ARGV[3])
-local first = 11
+local first = 12
 local id = ARGV[10]
+if ARGV[11] ~= '' then
+  redis.call('PEXPIRE', KEYS[1], ARGV[11])
+  redis.call('PEXPIRE', KEYS[6], ARGV[11])
+end
 if #ARGV >= first then
   for i = first, #ARGV, 1000 do
     redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV)))
   end
   redis.call('LTRIM', KEYS[2], -tonumber(ARGV[5]), -1)
 end
+if ARGV[11] ~= '' then redis.call('PEXPIRE', KEYS[2], ARGV[11]) end
 if ARGV[4] == '' then
   redis.call('ZREM', KEYS[3], id)
 else
@@ -250,7 +257,7 @@ _PUBLISH = "return redis.call('PUBLISH', ARGV[1], ARGV[2])"
 # KEYS: spectators.  ARGV: delta.  Never below zero.
 _SPECTATORS = """
 local n = redis.call('INCRBY', KEYS[1], ARGV[1])
-if n < 0 then redis.call('SET', KEYS[1], 0) n = 0 end
+if n <= 0 then redis.call('DEL', KEYS[1]) n = 0 end
 return n
 """
 
@@ -324,8 +331,10 @@ class RedisStore:
         clock_resync_s: float = 1.0,
         claim_limit: int = 200,
         timeout_s: float = 2.0,
+        finished_kept_ms: int = 7 * 86_400_000,
     ):
         self.url = url
+        self._finished_kept_ms = finished_kept_ms
         self._keep = max(200, keep_events)  # the issue asks for at least the last 200
         self._prefix = prefix
         self._lease_ms = lease_ms
@@ -526,7 +535,8 @@ class RedisStore:
         try:
             committed = await self._call(
                 self._commit(
-                    keys=[keys.game, keys.log, keys.deadlines, keys.waiting, keys.live],
+                    keys=[keys.game, keys.log, keys.deadlines, keys.waiting, keys.live,
+                          keys.spectators],
                     args=[
                         expected_version,
                         record.version,
@@ -538,6 +548,7 @@ class RedisStore:
                         record.created_at,
                         self._channel(game_id),
                         game_id,
+                        self._finished_kept_ms if record.over else "",
                         *entries,
                     ],
                 )

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from protocol import messages as m
-from protocol.client import CommandRefused, GameConnection, Kondavo, SeatTicket
+from protocol.client import CommandRefused, GameConnection, HttpError, Kondavo, SeatTicket
 
 VARIANTS = ["english", "international", "brazilian", "russian", "spanish", "italian", "turkish"]
 
@@ -154,6 +154,24 @@ async def test_abort_before_both_sides_have_moved(k: Kondavo):
         await w.abort()
         await b.until(lambda c: c.status == "aborted")
         assert b.result is None and b.reason == "aborted"
+
+
+async def test_a_game_over_is_forgotten_once_its_keeping_time_has_passed(serve):
+    k = (await serve(finished_kept_s=0.3)).kondavo
+    white, black = await seated(k)
+    async with k.connect(white) as w:
+        await w.abort()
+        await w.until(lambda c: c.status == "aborted")
+    assert (await k.game(white.game))["status"] == "aborted"  # kept for now
+    for _ in range(100):
+        await asyncio.sleep(0.05)
+        try:
+            await k.game(white.game)
+        except HttpError as gone:
+            assert gone.status == 404
+            break
+    else:
+        raise AssertionError("the finished game was never forgotten")
 
 
 async def test_abort_is_refused_once_both_sides_have_moved(k: Kondavo):

@@ -413,6 +413,42 @@ def test_coming_back_closes_the_claim():
     refused(record, Claim("white"), ErrorCode.CLAIM_OPPONENT_PRESENT, now=T0 + 41_000)
 
 
+def test_an_open_game_whose_creator_stays_away_is_withdrawn_from_the_lobby():
+    record = make(opponent="open", joined=False, connected=False)  # never connected
+    assert room.deadline(record) == T0 + room.SEEK_GRACE_MS
+    ticked = run(record, Tick(), now=T0 + room.SEEK_GRACE_MS)
+    assert tags(ticked) == ["over"]
+    assert (ticked.record.status, ticked.record.reason) == ("aborted", "withdrawn")
+    assert room.deadline(ticked.record) is None
+    late = refused(ticked.record, Join(token=BLACK), ErrorCode.GAME_OVER, now=T0 + 10**6)
+    assert "before anyone joined" in late.sentence
+
+
+def test_a_join_that_comes_after_the_grace_finds_the_game_withdrawn_even_before_a_tick():
+    record = make(opponent="open", joined=False, connected=False)
+    outcome = run(record, Join(token=BLACK), now=T0 + room.SEEK_GRACE_MS + 1)
+    assert outcome.refusal is not None and outcome.refusal.code == ErrorCode.GAME_OVER
+    assert outcome.record.reason == "withdrawn"  # the withdrawal itself is kept
+
+
+def test_an_open_game_stays_while_its_creator_is_connected_or_comes_back_in_time():
+    record = ok(make(opponent="open", joined=False, connected=False), Connect("white"))
+    assert room.deadline(record) is None
+    away = ok(record, Disconnect("white"), now=T0 + 1_000)
+    assert room.deadline(away) == T0 + 1_000 + room.SEEK_GRACE_MS
+    back = ok(away, Connect("white"), now=T0 + 30_000)  # a reload
+    assert room.deadline(back) is None
+    assert ok(back, Tick(), now=T0 + 10**6).status == "waiting"
+    assert ok(back, Join(token=BLACK), now=T0 + 10**6).status == "playing"
+
+
+def test_an_invitation_to_a_friend_waits_however_long_its_creator_is_away():
+    record = make(joined=False, connected=False)
+    assert room.deadline(record) is None
+    joined = ok(record, Join(token=BLACK, invite=INVITE), now=T0 + 10**8)
+    assert joined.status == "playing"
+
+
 # --- rematch --------------------------------------------------------------------------
 
 FRESH = Fresh(game_id="g2", white_token="W2" * 11, black_token="B2" * 11)

@@ -22,7 +22,7 @@ from redis_server import (
 
 from protocol import messages as m
 from server import room
-from server.commands import Chat, Join, PlayMove, Tick
+from server.commands import Abort, Chat, Join, PlayMove, Tick
 from server.games import Games
 from server.store import MemoryStore
 from server.store.redis import RESYNC, SHARDS, RedisStore, StoreUnavailable, shard_of
@@ -76,6 +76,20 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[MemoryStore | R
         await made.close()
 
 
+@pytest.fixture(params=["memory", "redis", "cluster"])
+async def forgetful_store(request: pytest.FixtureRequest) -> AsyncIterator[MemoryStore | RedisStore]:
+    """A store that forgets a game 300 ms after it is over."""
+    if request.param == "memory":
+        made: MemoryStore | RedisStore = MemoryStore(finished_kept_ms=300)
+    else:
+        made = RedisStore(fresh_redis_url(request, request.param), finished_kept_ms=300)
+        await made.start()
+    try:
+        yield made
+    finally:
+        await made.close()
+
+
 @pytest.fixture(params=["redis", "cluster"])
 def redis(request: pytest.FixtureRequest) -> RedisServer | RedisClusterServers:
     return fresh_redis(request, request.param)
@@ -96,11 +110,11 @@ async def redis_store(redis_url: str) -> AsyncIterator[RedisStore]:
         await made.close()
 
 
-def fresh_record(game_id: str = "g1", opponent: str = "friend"):
+def fresh_record(game_id: str = "g1", opponent: str = "friend", now: int = T0):
     return room.new_game(
         game_id=game_id,
         variant="english",
-        now=T0,
+        now=now,
         creator="white",
         creator_token="w" * 22,
         invite="i" * 22 if opponent == "friend" else None,
@@ -161,6 +175,27 @@ async def test_concurrent_writers_apply_exactly_one_command_per_version(store):
     events = await store.events_since("g1", 0)
     assert [e.v for e in events] == list(range(1, len(applied) + 1))
     assert sorted(e.message.text for e in events) == sorted(applied)
+
+
+async def test_a_game_over_is_forgotten_after_its_keeping_time_and_a_live_one_is_kept(
+    forgetful_store,
+):
+    store = forgetful_store
+    for game_id in ("over", "live"):
+        await store.create(fresh_record(game_id))
+    await store.add_spectators("over", 1)  # still watching as it ends
+    aborted = room.handle(await store.load("over"), Abort("white"), T0)
+    assert await store.commit("over", 0, aborted.record, aborted.events, None)
+    chat = room.handle(await store.load("live"), Chat("white", "still here"), T0)
+    assert await store.commit("live", 0, chat.record, chat.events, None)
+    assert (await store.load("over")).status == "aborted"  # kept for now
+    await asyncio.sleep(0.6)
+    await store.due(await store.now())  # the embedded store forgets as the timekeeper ticks
+    assert await store.load("over") is None
+    assert await store.events_since("over", 0) is None
+    assert await store.spectators("over") == 0
+    assert (await store.load("live")).version == 1
+    assert [e.message.text for e in await store.events_since("live", 0)] == ["still here"]
 
 
 # --- the event log -----------------------------------------------------------------------
@@ -271,9 +306,10 @@ async def test_the_spectator_count_goes_up_and_down_and_never_below_zero(store):
 
 async def test_the_lobby_lists_open_games_and_live_games_newest_first(store):
     await store.create(fresh_record("friendly"))
-    older = fresh_record("older", opponent="open")
-    newer = fresh_record("newer", opponent="open")
-    newer.created_at = T0 + 5
+    # Made just now: an open game whose creator stays away is withdrawn after a while.
+    now = await store.now()
+    older = fresh_record("older", opponent="open", now=now)
+    newer = fresh_record("newer", opponent="open", now=now + 5)
     await store.create(older)
     await store.create(newer)
     waiting, live = await store.waiting_and_live(10)
