@@ -98,7 +98,7 @@ def _squares(rules: Rules, label: str, fen: str) -> list[int]:
 
 def write_fen(pos: Position) -> str:
     rules = pos.rules
-    order, name, kings = rules.listing_order, rules.square_name, pos.kings
+    order, name, kings = rules.listing_order, rules.square_names.__getitem__, pos.kings
 
     def listing(bits: int) -> str:
         return ",".join(

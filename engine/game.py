@@ -70,6 +70,9 @@ class Game:
         self.status = Status.ONGOING
         self.result: Result | None = None
         self.reason: Reason | None = None
+        # Positions since the last irreversible move, counted for threefold repetition:
+        # none before it can come back, so the count (copied with every game the server
+        # keeps) stays as short as the run of reversible moves.
         self._seen: Counter = Counter({self.position.key(): 1})
         self._no_progress = 0  # plies since the last capture or man move
         # Plies each material-based draw condition has held with unchanged material.
@@ -124,7 +127,10 @@ class Game:
         self.position = pos.play(move)
         self.moves.append(move)
         self.notation.append(str(move))
-        self._seen[self.position.key()] += 1
+        if move.captured or move.promotes or (was_man and self._advances(move)):
+            self._seen = Counter({self.position.key(): 1})
+        else:
+            self._seen[self.position.key()] += 1
         self._no_progress = 0 if (move.captured or was_man) else self._no_progress + 1
         self._update_held(material_changed=self.position.material() != before)
         self._check_end()
@@ -135,6 +141,12 @@ class Game:
         if self.status is Status.FINISHED:
             raise GameOverError("the game is already over")
         self.status, self.result, self.reason = Status.FINISHED, result, reason
+
+    def _advances(self, move: Move) -> bool:
+        """A man's step to another row: men never step back, so this cannot be undone
+        (a Turkish man's sideways step can)."""
+        coords = self.rules.board.coords
+        return coords[move.start][1] != coords[move.end][1]
 
     # --- ending --------------------------------------------------------------------
 

@@ -59,11 +59,11 @@ class Move:
 
     def squares(self) -> list[str]:
         """The path as square labels."""
-        name = self.rules.square_name
+        name = self.rules.square_names.__getitem__
         return [name(s) for s in self.path]
 
     def __str__(self) -> str:
-        name = self.rules.square_name
+        name = self.rules.square_names.__getitem__
         if self.captured:
             return self.rules.capture_separator.join(name(s) for s in self.path)
         return f"{name(self.path[0])}-{name(self.path[-1])}"
@@ -72,7 +72,7 @@ class Move:
         return f"<Move {self} ({self.rules.id})>"
 
     def to_dict(self) -> dict[str, Any]:
-        name = self.rules.square_name
+        name = self.rules.square_names.__getitem__
         return {
             "notation": str(self),
             "path": [name(s) for s in self.path],

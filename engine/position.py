@@ -73,7 +73,7 @@ class Position:
     def pieces(self) -> list[tuple[str, Color, bool]]:
         """(label, colour, is_king) of every piece, in square order."""
         out = []
-        name = self.rules.square_name
+        name = self.rules.square_names.__getitem__
         white, kings = self.white, self.kings
         occupied = white | self.black
         # Square order is bit order (Board.squares is ascending): walk the set bits only.

@@ -112,7 +112,7 @@ class Rules:
 
     def square_name(self, sq: int) -> str:
         try:
-            return self._square_names[sq]
+            return self.square_names[sq]
         except KeyError:
             return self._compute_square_name(sq)
 
@@ -126,8 +126,9 @@ class Rules:
         return tuple(sorted(board.squares, key=lambda s: (-board.coords[s][1], board.coords[s][0])))
 
     @cached_property
-    def _square_names(self) -> dict[int, str]:
-        # Looked up for every square of every move shown or parsed: computed once.
+    def square_names(self) -> dict[int, str]:
+        """Playing square -> label. Looked up for every square of every move shown or
+        parsed: computed once, and read as a dict where it is hot (FEN, moves, pieces)."""
         return {sq: self._compute_square_name(sq) for sq in self.board.squares}
 
     def _compute_square_name(self, sq: int) -> str:

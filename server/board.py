@@ -78,5 +78,5 @@ def legal(game: Game) -> list[dict[str, Any]]:
 
 
 def labels(variant: str, squares: tuple[int, ...]) -> list[str]:
-    rules = get_rules(variant)
-    return [rules.square_name(sq) for sq in squares]
+    names = get_rules(variant).square_names
+    return [names[sq] for sq in squares]

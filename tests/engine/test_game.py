@@ -34,6 +34,23 @@ def test_threefold_repetition_is_a_draw():
     assert len(g.moves) == 8
 
 
+def test_a_turkish_man_stepping_sideways_and_back_repeats_the_position():
+    g = Game(get_rules("turkish"), "W:Wa3,h2:Bb6,g7")
+    shuffle(g, ("a3-b3", "b3-a3"), ("b6-c6", "c6-b6"), 20)
+    assert g.result is Result.DRAW and g.reason is Reason.THREEFOLD
+    assert len(g.moves) == 8
+
+
+def test_no_repetition_counts_across_a_capture_or_a_man_moving_forward():
+    g = Game(get_rules("english"), "W:WK29,22:BK4,K14")
+    shuffle(g, ("29-25", "25-29"), ("4-8", "8-4"), 4)  # each position seen twice
+    assert len(g._seen) == 4 and not g.is_over
+    g.play("22-18")  # a man forward: nothing before it can come back
+    assert len(g._seen) == 1
+    g.play("14x23")  # a capture
+    assert len(g._seen) == 1
+
+
 def test_english_fifty_moves_each_without_progress_is_a_draw():
     g = Game(get_rules("english"), "W:WK29,K30,K31:BK1,K2")
     # Walk kings around without repeating: count plies until the draw.
