@@ -142,6 +142,20 @@ def test_the_node_budget_stops_a_deep_search_and_makes_it_reproducible():
                                                            second.depth)
 
 
+def test_the_selective_search_looks_deeper_on_the_same_nodes_than_the_full_width_one():
+    # Late-move reductions and forward pruning spend the nodes on the likely lines.
+    pos = Position.from_fen(get_rules("international"),
+                            "W:W27,28,31,32,33,34,36,37,38,39,41,42,43,44,45:"
+                            "B6,7,8,9,11,12,13,14,15,16,17,18,19,22,23")
+    depth = {}
+    for selective in (False, True):
+        params = SearchParams(max_depth=40, node_limit=20_000, seed=1, reductions=selective)
+        result = Searcher(pos.rules, params).search(pos)
+        assert result.move in pos.legal_moves()
+        depth[selective] = result.depth
+    assert depth[True] >= depth[False] + 1
+
+
 def test_level_one_varies_its_moves_with_the_seed():
     pos = Position.start(get_rules("international"))
     moves = {str(choose_move(pos, 1, seed=s)) for s in range(12)}
