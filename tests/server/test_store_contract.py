@@ -77,7 +77,9 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[MemoryStore | R
 
 
 @pytest.fixture(params=["memory", "redis", "cluster"])
-async def forgetful_store(request: pytest.FixtureRequest) -> AsyncIterator[MemoryStore | RedisStore]:
+async def forgetful_store(
+    request: pytest.FixtureRequest,
+) -> AsyncIterator[MemoryStore | RedisStore]:
     """A store that forgets a game 300 ms after it is over."""
     if request.param == "memory":
         made: MemoryStore | RedisStore = MemoryStore(finished_kept_ms=300)
