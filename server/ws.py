@@ -255,6 +255,7 @@ class GameSocket:
             frame = await receive_frame(self.websocket)
             if frame is None:
                 return
+            message: m.ClientMessage | None
             try:
                 message = m.decode_client(frame)
             except ProtocolError as exc:
@@ -368,7 +369,8 @@ class GameSocket:
                     try:
                         await wakeup
                     finally:
-                        self._wakeup = wakeup = None
+                        self._wakeup = None
+                        del wakeup
                 item = queue.popleft()
                 if isinstance(item, _Close):
                     await self._close(item.code)
