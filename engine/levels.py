@@ -48,9 +48,12 @@ class Level:
                node_limit: int | None = None) -> SearchParams:
         """Search parameters for one move; ``time_limit`` can only shorten the budget."""
         budget = self.think_time if time_limit is None else min(self.think_time, time_limit)
+        # The fixed-depth levels search their plies in full: their depth is their
+        # strength. Forward pruning is for the levels that go as deep as time allows.
         return SearchParams(max_depth=self.max_depth, time_limit=max(0.01, budget),
                             node_limit=node_limit, noise=self.noise, seed=seed,
-                            min_depth=self.min_depth)
+                            min_depth=self.min_depth,
+                            forward_pruning=self.max_depth >= MAX_DEPTH)
 
 
 # The time-limited levels' floor: one ply past level 4's fixed depth.

@@ -51,7 +51,8 @@ def balanced_openings(rules: Rules, count: int, seed: int = 0, plies: int = 4,
     """``count`` distinct openings of ``plies`` random moves that a ``depth``-ply search
     scores within ``margin`` hundredths of a man of equality."""
     rng = random.Random(seed)
-    searcher = Searcher(rules, SearchParams(max_depth=depth, reductions=False))
+    searcher = Searcher(rules, SearchParams(max_depth=depth, reductions=False,
+                                            forward_pruning=False))
     found: list[list[str]] = []
     seen: set[tuple[int, int, int, int]] = set()
     tries = 0

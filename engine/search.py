@@ -118,9 +118,8 @@ class SearchParams:
     # still looks further than the fixed-depth level below it.
     min_depth: int = 0
     tt_size: int = 1 << 17  # entries (about 0.4 kB each); a full table takes no more
-    # Selective search: late-move reductions for quiet moves, and forward pruning
-    # (``PROBCUT_MARGIN``). Off: every move is searched to the full depth.
-    reductions: bool = True
+    reductions: bool = True  # late-move reductions for quiet moves
+    forward_pruning: bool = True  # ProbCut (``PROBCUT_MARGIN``)
 
 
 @dataclass
@@ -164,6 +163,7 @@ class Searcher:
         self._path: set[int] = set()
         self._improved: tuple[Move, int] | None = None
         self._reductions, self._tt_size = self.params.reductions, self.params.tt_size
+        self._probcut = self.params.forward_pruning
         self._step_dirs = self.t.step_dirs
         self._king_dirs = self.t.king_dirs
         self._mask = self.t.mask
@@ -195,6 +195,7 @@ class Searcher:
         if p is not self.params and p.seed is not None:
             self.rng = random.Random(p.seed)
         self._reductions, self._tt_size = p.reductions, p.tt_size
+        self._probcut = p.forward_pruning
         start = time.perf_counter()
         self.nodes = 0
         deadline = start + p.time_limit if p.time_limit is not None else float("inf")
@@ -480,7 +481,7 @@ class Searcher:
 
         size = self._size
         capture = bool(moves[0].capmask)
-        if (self._reductions and depth >= 3 and beta - alpha == 1 and not capture
+        if (self._probcut and depth >= 3 and beta - alpha == 1 and not capture
                 and -WIN_BOUND < beta < WIN_BOUND):
             bar = beta + PROBCUT_MARGIN * depth
             shallow = self._negamax(own, opp, kings, turn, depth * 2 // 5, bar - 1, bar, ply,

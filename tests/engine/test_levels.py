@@ -43,6 +43,10 @@ def test_there_are_eight_levels_each_looking_further_and_erring_less():
     assert levels[-1].noise == 0 and levels[-1].max_depth >= 40
 
 
+def test_only_the_levels_that_think_as_deep_as_time_allows_prune_forward():
+    assert [get_level(n).params().forward_pruning for n in range(1, 9)] == [False] * 4 + [True] * 4
+
+
 @pytest.mark.parametrize("level", [0, 9, "x", None])
 def test_an_unknown_level_is_refused_naming_the_range(level):
     with pytest.raises(ValueError, match="choose 1 to 8"):

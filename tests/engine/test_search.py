@@ -149,7 +149,8 @@ def test_the_selective_search_looks_deeper_on_the_same_nodes_than_the_full_width
                             "B6,7,8,9,11,12,13,14,15,16,17,18,19,22,23")
     depth = {}
     for selective in (False, True):
-        params = SearchParams(max_depth=40, node_limit=20_000, seed=1, reductions=selective)
+        params = SearchParams(max_depth=40, node_limit=20_000, seed=1, reductions=selective,
+                              forward_pruning=selective)
         result = Searcher(pos.rules, params).search(pos)
         assert result.move in pos.legal_moves()
         depth[selective] = result.depth
