@@ -157,7 +157,8 @@ def test_decoding_any_frame_stays_within_bounded_memory(traced, frame):
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(1800)  # several minutes on a busy two-core machine
+# Several minutes on a two-core machine; over 30 on a slow one shared with benchmarks.
+@pytest.mark.timeout(3600)
 @fuzz(100_000)
 @given(frame=FRAMES)
 def test_a_hundred_thousand_frames_decode_to_a_message_or_a_protocol_error(frame):

@@ -374,7 +374,13 @@ async def test_a_flag_falls_exactly_once_with_both_nodes_up_and_no_socket_connec
     )
     async with one.connect(white) as a, two.connect(black) as b:
         await asyncio.gather(a.play(pick, max_moves=1), b.play(pick, max_moves=1))
-        await a.until(lambda c: c.v == b.v)
+        # Polled, not a.until(...): a's last event may come before b's, and a wait on
+        # a's messages alone would then never see b catch up.
+        for _ in range(250):
+            if a.v == b.v:
+                break
+            await asyncio.sleep(0.02)
+        assert a.v == b.v
     # Both sockets are closed; the first mover's clock runs out with nobody there.
     for _ in range(100):
         state = await one.game(white.game)
