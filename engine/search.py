@@ -47,7 +47,7 @@ ASPIRATION = 30
 # Forward pruning (ProbCut): at a node expected to fail high, a search of about 2/5 the
 # depth whose score clears beta by this many hundredths of a man per ply of depth is
 # taken as the node's cut. Draughts has no null move (zugzwang is everywhere), so a
-# shallow search stands in for it; it gave level 8 about a ply more at the same nodes.
+# shallow search stands in for it; it gave level 8 about half a ply more at the same nodes.
 PROBCUT_MARGIN = 10
 # How far past its time limit a search may run to complete its ``min_depth``.
 FLOOR_OVERRUN = 3.0
