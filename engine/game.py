@@ -127,7 +127,7 @@ class Game:
         self.position = pos.play(move)
         self.moves.append(move)
         self.notation.append(str(move))
-        if move.captured or move.promotes or (was_man and self._advances(move)):
+        if pos.is_irreversible(move):
             self._seen = Counter({self.position.key(): 1})
         else:
             self._seen[self.position.key()] += 1
@@ -141,12 +141,6 @@ class Game:
         if self.status is Status.FINISHED:
             raise GameOverError("the game is already over")
         self.status, self.result, self.reason = Status.FINISHED, result, reason
-
-    def _advances(self, move: Move) -> bool:
-        """A man's step to another row: men never step back, so this cannot be undone
-        (a Turkish man's sideways step can)."""
-        coords = self.rules.board.coords
-        return coords[move.start][1] != coords[move.end][1]
 
     # --- ending --------------------------------------------------------------------
 

@@ -175,12 +175,12 @@ def choose_move_game(variant: str, start_fen: str | None, moves: list[str], leve
 
 
 def game_history(game: Game) -> list[tuple[int, int, int, int]]:
-    """Keys of the game's positions since the last capture or man move (the only ones
+    """Keys of the game's positions since the last irreversible move (the only ones
     that can recur), the current one excluded."""
     keys: list[tuple[int, int, int, int]] = []
     pos = game.start_position
     for m in game.moves:
-        if m.captured or not (pos.kings >> m.start) & 1:
+        if pos.is_irreversible(m):
             keys.clear()  # irreversible: no position before it can come back
         else:
             keys.append(pos.key())

@@ -130,6 +130,17 @@ class Position:
     def has_capture(self) -> bool:
         return has_capture(self._t, self.own, self.opponent, self.kings, self.turn)
 
+    def is_irreversible(self, move: Move) -> bool:
+        """Whether no position before ``move`` can come back after it: a capture, a
+        crowning, or a man stepping to another row (men never step back; a Turkish
+        man's sideways step can be undone)."""
+        if move.captured or move.promotes:
+            return True
+        if (self.kings >> move.start) & 1:
+            return False
+        coords = self._t.rules.board.coords
+        return coords[move.start][1] != coords[move.end][1]
+
     def play(self, move: Move) -> Position:
         """The position after ``move``; the move is trusted to be legal here."""
         fb = move.from_bit

@@ -91,6 +91,18 @@ def test_game_history_keeps_only_positions_since_the_last_irreversible_move():
     assert game_history(game2) == []
 
 
+def test_game_history_keeps_positions_across_a_turkish_sideways_man_step():
+    # A Turkish man's sideways step can be undone, so the positions before it can recur:
+    # the search must still see them as repetitions.
+    rules = get_rules("turkish")
+    game = Game(rules, "W:Wa3,h2:Bb6,g7")
+    game.play("a3-b3")
+    assert game_history(game) == [game.start_position.key()]
+    game.play("b6-c6")
+    game.play("b3-b4")  # a step forward: nothing before it can recur
+    assert game_history(game) == []
+
+
 def test_balanced_openings_are_distinct_and_playable():
     rules = get_rules("brazilian")
     openings = balanced_openings(rules, 4, seed=2)
