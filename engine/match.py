@@ -152,7 +152,7 @@ def play_game(variant: str, opening: Iterable[str], white_level: int, black_leve
                              time_limit=budget, node_limit=node_limit, history=history,
                              searcher=searchers[pos.turn])
         assert result.move is not None
-        if result.move.captured or not (pos.kings >> result.move.start) & 1:
+        if pos.is_irreversible(result.move):
             history.clear()
         else:
             history.append(pos.key())
@@ -304,7 +304,7 @@ def play_terminal(variant: str, level: int = 3, fen: str | None = None,
             move = game.play(result.move)
             write(f"computer plays {move}  (depth {result.depth}, {result.nodes} nodes, "
                   f"{time.perf_counter() - t0:.1f}s)")
-        if move.captured or not (pos.kings >> move.start) & 1:
+        if pos.is_irreversible(move):
             history.clear()
         else:
             history.append(pos.key())
