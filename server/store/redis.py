@@ -254,10 +254,13 @@ _TIME = "return redis.call('TIME')"
 # KEYS: the game (it only routes the call to the game's master).  ARGV: channel, message
 _PUBLISH = "return redis.call('PUBLISH', ARGV[1], ARGV[2])"
 
-# KEYS: spectators.  ARGV: delta.  Never below zero.
+# KEYS: spectators, game.  ARGV: delta.  Never below zero.  A count kept for a game
+# that is over expires with it, even if the node that counted its spectators dies.
 _SPECTATORS = """
 local n = redis.call('INCRBY', KEYS[1], ARGV[1])
-if n <= 0 then redis.call('DEL', KEYS[1]) n = 0 end
+if n <= 0 then redis.call('DEL', KEYS[1]) return 0 end
+local ttl = redis.call('PTTL', KEYS[2])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
 return n
 """
 
@@ -619,8 +622,9 @@ class RedisStore:
     # --- spectators -------------------------------------------------------------------
 
     async def add_spectators(self, game_id: str, delta: int) -> int:
-        key = self.keys_of(game_id).spectators
-        return int(await self._call(self._spectators(keys=[key], args=[delta])))
+        keys = self.keys_of(game_id)
+        return int(await self._call(self._spectators(keys=[keys.spectators, keys.game],
+                                                     args=[delta])))
 
     async def spectators(self, game_id: str) -> int:
         return int(await self._call(self._redis.get(self.keys_of(game_id).spectators)) or 0)

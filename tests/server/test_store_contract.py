@@ -188,6 +188,8 @@ async def test_a_game_over_is_forgotten_after_its_keeping_time_and_a_live_one_is
     await store.add_spectators("over", 1)  # still watching as it ends
     aborted = room.handle(await store.load("over"), Abort("white"), T0)
     assert await store.commit("over", 0, aborted.record, aborted.events, None)
+    await store.add_spectators("over", -1)  # that one leaves ...
+    await store.add_spectators("over", 1)  # ... another arrives, and its node dies: never leaves
     chat = room.handle(await store.load("live"), Chat("white", "still here"), T0)
     assert await store.commit("live", 0, chat.record, chat.events, None)
     assert (await store.load("over")).status == "aborted"  # kept for now
