@@ -44,9 +44,11 @@ class Level:
     name: str
     min_depth: int = 0  # plies searched even past the time (search.FLOOR_OVERRUN caps it)
     # Forward pruning (search.PROBCUT_MARGIN): about half a ply deeper in the same time.
-    # Level 8 only: the steps between levels 1-7 were set without it, and with it they
-    # narrowed in the drawish rule sets (7 v 6: 60% in Brazilian over 40 games, 72.9%
-    # without; bench/strength.py), while level 8 should look as deep as it can.
+    # Levels 7 and 8 only. Given to 5-8, it narrowed the steps between 5, 6 and 7 in
+    # the drawish rule sets (7 v 6: 60% in Brazilian over 40 games, 72.9% without);
+    # given to 8 alone, Turkish 7 v 6 fell to 54-56% (level 6 and 7 then differed by
+    # little more than their noise). With it at 7 as well, 7 v 6 gains the half ply and
+    # 8 v 7 keeps its 2.5 times the think time (bench/strength.py; issue 6's notes).
     forward_pruning: bool = False
 
     def params(self, seed: int | None = None, time_limit: float | None = None,
@@ -87,7 +89,7 @@ LEVELS: dict[int, Level] = {
         Level(6, max_depth=MAX_DEPTH, think_time=0.5, noise=24, rating=1700, name="Expert",
               min_depth=_FLOOR),
         Level(7, max_depth=MAX_DEPTH, think_time=1.2, noise=12, rating=1850, name="Master",
-              min_depth=_FLOOR),
+              min_depth=_FLOOR, forward_pruning=True),
         Level(8, max_depth=MAX_DEPTH, think_time=3.0, noise=0, rating=2000, name="Grandmaster",
               min_depth=_FLOOR, forward_pruning=True),
     )

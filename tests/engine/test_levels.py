@@ -43,8 +43,8 @@ def test_there_are_eight_levels_each_looking_further_and_erring_less():
     assert levels[-1].noise == 0 and levels[-1].max_depth >= 40
 
 
-def test_only_level_eight_prunes_forward():
-    assert [get_level(n).params().forward_pruning for n in range(1, 9)] == [False] * 7 + [True]
+def test_only_the_two_strongest_levels_prune_forward():
+    assert [get_level(n).params().forward_pruning for n in range(1, 9)] == [False] * 6 + [True] * 2
 
 
 @pytest.mark.parametrize("level", [0, 9, "x", None])
