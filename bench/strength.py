@@ -6,7 +6,8 @@
 
 1. Level 8 against the strongest engine of the PyPI package ``py-draughts`` (its
    ``TurboEngine`` on 10x10, its alpha-beta ``SimpleEngine`` on 8x8: Turbo plays
-   only 10x10) at equal time per move (``--times``, default 0.1 s and 1 s), on
+   only 10x10) at equal time per move (``--times``, default 0.1 s and 1 s; level 8
+   without its depth floor, which could run past the clock), on
    International, Brazilian and Russian (py-draughts gets English wrong), from
    balanced openings with colours alternating. py-draughts runs in its own virtual
    environment (``--pyd-python``, default /work/pyd-venv/bin/python) as a child
@@ -42,7 +43,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,6 @@ from engine.levels import (  # noqa: E402
     MIN_LEVEL,
     game_history,
     get_level,
-    search_move,
 )
 from engine.match import (  # noqa: E402
     MAX_PLIES,
@@ -65,7 +65,7 @@ from engine.match import (  # noqa: E402
     play_game,
 )
 from engine.rules import Color, Rules  # noqa: E402
-from engine.search import Searcher  # noqa: E402
+from engine.search import Searcher, SearchParams  # noqa: E402
 
 PYD_VARIANTS = ("international", "brazilian", "russian")
 DRIVER = Path(__file__).with_name("pyd_driver.py")
@@ -163,6 +163,12 @@ class GameOutcome:
     our_depths: list[int] = field(default_factory=list)
 
 
+def equal_time_params(seconds: float, seed: int) -> SearchParams:
+    """Level 8's search held to exactly ``seconds``: without its depth floor, which may
+    run past the clock (``Level.min_depth``), as py-draughts never does."""
+    return replace(get_level(MAX_LEVEL).params(seed, seconds), min_depth=0)
+
+
 def game_vs_pyd(variant: str, opening: list[str], ours_white: bool, seconds: float,
                 seed: int, python: str) -> GameOutcome:
     """One game of level 8 against py-draughts at ``seconds`` a move."""
@@ -192,9 +198,8 @@ def game_vs_pyd(variant: str, opening: list[str], ours_white: bool, seconds: flo
                     "only_py_draughts": sorted(theirs_set - ours_set),
                 })
             if pos.side_to_move is ours:
-                result = search_move(pos, MAX_LEVEL, seed=seed * 1000 + len(game.moves),
-                                     time_limit=seconds, history=game_history(game),
-                                     searcher=searcher)
+                result = searcher.search(pos, game_history(game),
+                                         equal_time_params(seconds, seed * 1000 + len(game.moves)))
                 assert result.move is not None
                 move = result.move
                 outcome.our_depths.append(result.depth)
