@@ -46,17 +46,23 @@ def uvicorn_config(
 
 
 # Allocations between young collections, young collections between middle ones, and
-# middle ones between full ones (CPython's defaults: 700, 10, 10). A full collection
-# walks every object of every open socket (about 200 each: the ASGI coroutine
-# chain, uvicorn's and websockets' state), and each move leaves a record and a
-# cached engine game that outlive the young generations, so with the defaults one
-# node stopped for 100-250 ms every few seconds under load (bench/load.py: paced
-# relay p99 50 ms at 500 games; 9 ms with these).
-GC_THRESHOLDS = (50_000, 20, 100)
+# middle ones between full ones (CPython's defaults: 700, 10, 10).
+# - A collection stops the node for as long as it takes to walk the objects it
+#   looks at, about half a microsecond each. Under load most of the young ones are
+#   alive: each socket's wait for its next frame (futures, coroutine frames) and
+#   each game's state, renewed on every move.
+# - So young collections are kept small and frequent: a few ms each. With 50,000
+#   they stopped the node 100-250 ms every few seconds (bench/load.py's 2,000 paced
+#   games, one machine: relay p99 177 ms over 200 s, against 34 ms with these).
+# - Middle collections walk everything that survived since the last one: about half
+#   a second at that load, so they come once in a million allocations (a minute
+#   and a half there). Full ones, rarer still, also wait for CPython's own rule
+#   (a quarter more long-lived objects than at the last one).
+GC_THRESHOLDS = (400, 2500, 100)
 
 
 def tune_gc() -> None:
-    """Collect rarely, and never again look at what start-up made (modules, classes)."""
+    """Young objects often, a few at a time; the rest rarely; start-up's never again."""
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
