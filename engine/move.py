@@ -72,12 +72,16 @@ class Move:
         return f"<Move {self} ({self.rules.id})>"
 
     def to_dict(self) -> dict[str, Any]:
+        # Every legal move of every position a server sends goes through here, so the
+        # notation is made from the labels already looked up (the same as ``str``).
         name = self.rules.square_names.__getitem__
-        return {
-            "notation": str(self),
-            "path": [name(s) for s in self.path],
-            "captured": [name(s) for s in self.captured],
-        }
+        path = [name(s) for s in self.path]
+        if self.captured:
+            notation = self.rules.capture_separator.join(path)
+            captured = [name(s) for s in self.captured]
+        else:
+            notation, captured = f"{path[0]}-{path[-1]}", []
+        return {"notation": notation, "path": path, "captured": captured}
 
     @classmethod
     def parse(cls, text: str, position: Position) -> Move:

@@ -137,9 +137,20 @@ class Message:
 
     def to_dict(self) -> dict[str, Any]:
         body: dict[str, Any] = {"t": self.t}
-        for f in dataclasses.fields(self):
-            body[f.name] = getattr(self, f.name)
+        for name in _names(type(self)):
+            body[name] = getattr(self, name)
         return body
+
+
+_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _names(cls: type[Message]) -> tuple[str, ...]:
+    """A message type's field names, looked up once: every frame sent asks for them."""
+    names = _NAMES.get(cls)
+    if names is None:
+        names = _NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
 
 
 # --------------------------------------------------------------------------------------

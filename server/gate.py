@@ -3,9 +3,10 @@
 A pure ASGI middleware (HTTP passes straight through). A handshake from a foreign
 Origin, or from an address already holding its share of sockets, gets HTTP 403
 before the socket is accepted, so a refused page never reaches a
-room. It also leaves two things in the scope for ``ws.py``: the client's address
-(``kondavo.ip``) and a way to cut a socket off at once (``kondavo.abort``), which
-ASGI itself lacks: a peer that stopped reading cannot be sent a close frame.
+room. It also leaves three things in the scope for ``ws.py``: the client's address
+(``kondavo.ip``); a way to cut a socket off at once (``kondavo.abort``), which
+ASGI itself lacks: a peer that stopped reading cannot be sent a close frame; and
+the server's own ``send`` (``kondavo.send``), for the frames of a game in play.
 """
 
 from __future__ import annotations
@@ -56,6 +57,10 @@ class Gate:
             return
         scope["kondavo.ip"] = ip
         scope["kondavo.abort"] = transport_abort(send)
+        # Starlette wraps the send it passes on twice (its exception handlers, which
+        # only watch for an HTTP response starting): two more coroutines for every
+        # frame to every player and spectator (bench/load.py's relay ratio).
+        scope["kondavo.send"] = send
         try:
             await self.app(scope, receive, send)
         finally:

@@ -95,6 +95,10 @@ class GameSocket:
         self.closed = False
         # Drops the TCP connection at once (see gate.py); None outside uvicorn.
         self._abort = websocket.scope.get("kondavo.abort")
+        # The server's send under Starlette's wrappers (gate.py): frames go straight
+        # to it. Starlette's WebSocket would only repeat checks uvicorn makes itself
+        # (nothing after a close) and turn the OSError of a lost peer into its own.
+        self._send_frame = websocket.scope.get("kondavo.send", websocket.send)
         # When the pending send began (None: no send waiting): the node's one
         # SendWatchdog cuts the socket off when a send waits too long.
         self.sending_since: float | None = None
@@ -411,7 +415,7 @@ class GameSocket:
         # A timestamp per frame costs far less than a timeout (a timer) per frame.
         self.sending_since = time.monotonic()
         try:
-            await self.websocket.send_bytes(frame)
+            await self._send_frame({"type": "websocket.send", "bytes": frame})
         finally:
             self.sending_since = None
 

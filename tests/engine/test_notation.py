@@ -1,8 +1,11 @@
 """Move text: full paths, start and end, ambiguity, and errors that say why."""
 
+import random
+
 import pytest
 
 from engine import (
+    VARIANTS,
     AmbiguousMoveError,
     IllegalMoveError,
     InvalidMoveError,
@@ -111,6 +114,24 @@ def test_move_to_dict_gives_labels():
         "path": ["22", "13", "6", "15", "22"],
         "captured": ["18", "10", "11", "19"],
     }
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_wire_notation_of_a_move_is_its_written_notation(variant):
+    # Random games of each rule set: steps and captures, men and kings, every board.
+    rng = random.Random(variant)
+    seen = 0
+    for _ in range(6):
+        p = pos(variant)
+        for _ in range(120):
+            moves = p.legal_moves()
+            if not moves:
+                break
+            for move in moves:
+                assert move.to_dict()["notation"] == str(move)
+                seen += 1
+            p = p.play(rng.choice(moves))
+    assert seen > 500
 
 
 def test_numbering_of_every_board():
