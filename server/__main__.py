@@ -53,11 +53,12 @@ def uvicorn_config(
 #   each game's state, renewed on every move.
 # - So young collections are kept small and frequent: a few ms each. With 50,000
 #   they stopped the node 100-250 ms every few seconds (bench/load.py's 2,000 paced
-#   games, one machine: relay p99 177 ms over 200 s, against 34 ms with these).
-# - Middle collections walk everything that survived since the last one: about half
-#   a second at that load, so they come once in a million allocations (a minute
-#   and a half there). Full ones, rarer still, also wait for CPython's own rule
-#   (a quarter more long-lived objects than at the last one).
+#   games, one machine: relay p99 177 ms over 200 s, against 22 ms with these).
+# - Middle collections walk everything that survived since the last one: up to a
+#   second at that load, so they come once in a million allocations (a minute and
+#   a half there; the price: a p99.9 of 0.7 s, and garbage cycles wait that long).
+#   Full ones, rarer still, also wait for CPython's own rule (a quarter more
+#   long-lived objects than at the last one).
 GC_THRESHOLDS = (400, 2500, 100)
 
 
