@@ -63,25 +63,28 @@ class Move:
         return [name(s) for s in self.path]
 
     def __str__(self) -> str:
-        name = self.rules.square_names.__getitem__
+        return self._written(self.squares())
+
+    def _written(self, path: list[str]) -> str:
+        """The notation, from the path's labels: a capture names every square it
+        lands on, a step only its two ends."""
         if self.captured:
-            return self.rules.capture_separator.join(name(s) for s in self.path)
-        return f"{name(self.path[0])}-{name(self.path[-1])}"
+            return self.rules.capture_separator.join(path)
+        return f"{path[0]}-{path[-1]}"
 
     def __repr__(self) -> str:
         return f"<Move {self} ({self.rules.id})>"
 
     def to_dict(self) -> dict[str, Any]:
-        # Every legal move of every position a server sends goes through here, so the
-        # notation is made from the labels already looked up (the same as ``str``).
+        # Every legal move of every position a server sends goes through here, so
+        # each label is looked up once, for the path and the notation alike.
         name = self.rules.square_names.__getitem__
         path = [name(s) for s in self.path]
-        if self.captured:
-            notation = self.rules.capture_separator.join(path)
-            captured = [name(s) for s in self.captured]
-        else:
-            notation, captured = f"{path[0]}-{path[-1]}", []
-        return {"notation": notation, "path": path, "captured": captured}
+        return {
+            "notation": self._written(path),
+            "path": path,
+            "captured": [name(s) for s in self.captured],
+        }
 
     @classmethod
     def parse(cls, text: str, position: Position) -> Move:
