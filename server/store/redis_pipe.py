@@ -1,0 +1,198 @@
+"""One pipelined connection to a single Redis, for the commands every move makes.
+
+Why not redis-py for these: its asyncio client takes a pooled connection per call,
+encodes each argument in Python, wraps the call in retry and timeout layers and
+gives the connection back, about a fifth of a node's CPU on the Redis store under
+bench/load.py. Here a call is one ``hiredis.pack_command`` (C), one write, and a
+future that ``data_received`` resolves: replies come back in the order the commands
+were sent, so one connection carries every caller's commands at once, and a caller
+that gave up (timeout, cancellation) leaves its reply to be read and dropped, with
+the connection still in step.
+
+Only for one Redis (``redis://`` or ``rediss://``): on a cluster each command must go
+to its slot's master, which redis-py's cluster client knows and this does not.
+
+Errors: a lost or refused connection raises ``ConnectionError``; Redis's error replies
+raise redis-py's ``ResponseError`` with Redis's text, as redis-py would, so the store
+treats both clients' errors alike. The next call after a loss connects again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import ssl
+from collections import deque
+from collections.abc import Sequence
+from typing import Any, cast
+from urllib.parse import unquote, urlparse
+
+import hiredis
+from redis.exceptions import ResponseError
+
+Arg = bytes | str | int | float
+
+
+def _packed(args: tuple[Arg, ...]) -> bytes:
+    # hiredis's type stub declares a one-element tuple; it takes any number.
+    return hiredis.pack_command(args)  # type: ignore[arg-type]
+
+
+class _Connection(asyncio.Protocol):
+    """The socket: replies are handed to the waiting futures, first sent first served.
+
+    A connection that owes replies and has sent none for ``stall_s`` is dropped: a
+    Redis that stopped answering is as likely gone (a host or a network that drops
+    packets rather than refusing them) as slow, and the next call's new connection
+    finds out which. Callers' own timeouts leave the connection alone: one caller
+    giving up says nothing about the others' commands.
+    """
+
+    def __init__(self, stall_s: float) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.parser = hiredis.Reader()
+        self.waiting: deque[asyncio.Future[Any]] = deque()
+        self.lost = False
+        self._stall_s = stall_s
+        self._reads = 0
+        self._reads_seen = 0
+        self._watch: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # uvloop's transports have asyncio's methods without its base classes.
+        self.transport = cast(asyncio.Transport, transport)
+        self._watch = asyncio.get_running_loop().call_later(self._stall_s, self._check)
+
+    def _check(self) -> None:
+        if self.waiting and self._reads == self._reads_seen:
+            self.close()
+            return
+        self._reads_seen = self._reads
+        self._watch = asyncio.get_running_loop().call_later(self._stall_s, self._check)
+
+    def data_received(self, data: bytes) -> None:
+        self._reads += 1
+        self.parser.feed(data)
+        while (reply := self.parser.gets()) is not False:
+            if not self.waiting:  # a reply nobody asked for: out of step, start over
+                self.close()
+                return
+            future = self.waiting.popleft()
+            if not future.done():
+                future.set_result(reply)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = True
+        if self._watch is not None:
+            self._watch.cancel()
+        while self.waiting:
+            future = self.waiting.popleft()
+            if not future.done():
+                future.set_exception(ConnectionError("redis closed the connection"))
+
+    def send(self, packed: bytes) -> asyncio.Future[Any]:
+        assert self.transport is not None
+        future = asyncio.get_running_loop().create_future()
+        self.waiting.append(future)
+        self.transport.write(packed)
+        return future
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.abort()  # connection_lost fails whoever still waits
+
+
+class Pipe:
+    """Commands to one Redis, pipelined on one connection opened on first use."""
+
+    def __init__(self, url: str, *, timeout_s: float = 2.0, name: str = "kondavo"):
+        parsed = urlparse(url)
+        self._host = parsed.hostname or "127.0.0.1"
+        self._port = parsed.port or 6379
+        self._tls = parsed.scheme == "rediss"
+        self._username = unquote(parsed.username) if parsed.username else None
+        self._password = unquote(parsed.password) if parsed.password else None
+        db = (parsed.path or "/").strip("/")
+        self._db = int(db) if db else 0
+        self._connect_timeout_s = timeout_s
+        self._stall_s = timeout_s
+        self._name = name
+        self._connection: _Connection | None = None
+        self._connecting: asyncio.Lock | None = None
+
+    async def call(self, *args: Arg) -> Any:
+        """Send one command and return its reply (``ResponseError`` for an error reply)."""
+        connection = self._connection
+        if connection is None or connection.lost:
+            connection = await self._connect()
+        reply = await connection.send(_packed(args))
+        if isinstance(reply, hiredis.ReplyError):
+            raise ResponseError(str(reply))
+        return reply
+
+    def register_script(self, source: str) -> Script:  # redis-py's name for it
+        return Script(self, source)
+
+    async def _connect(self) -> _Connection:
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+        async with self._connecting:  # one attempt at a time; the others take its result
+            if self._connection is not None and not self._connection.lost:
+                return self._connection
+            loop = asyncio.get_running_loop()
+            _, connection = await asyncio.wait_for(
+                loop.create_connection(
+                    lambda: _Connection(self._stall_s),
+                    self._host,
+                    self._port,
+                    ssl=ssl.create_default_context() if self._tls else None,
+                ),
+                self._connect_timeout_s,
+            )
+            try:
+                await asyncio.wait_for(self._handshake(connection), self._connect_timeout_s)
+            except BaseException:
+                connection.close()
+                raise
+            self._connection = connection
+            return connection
+
+    async def _handshake(self, connection: _Connection) -> None:
+        commands: list[tuple[Arg, ...]] = []
+        if self._password is not None:
+            auth: tuple[Arg, ...] = ("AUTH", self._password)
+            if self._username is not None:
+                auth = ("AUTH", self._username, self._password)
+            commands.append(auth)
+        if self._db:
+            commands.append(("SELECT", self._db))
+        commands.append(("CLIENT", "SETNAME", self._name))
+        replies = [connection.send(_packed(c)) for c in commands]
+        for command, future in zip(commands, replies, strict=True):
+            reply = await future
+            if isinstance(reply, hiredis.ReplyError):
+                raise ConnectionError(f"redis refused {command[0]!r}: {reply}")
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+
+class Script:
+    """A Lua script run by its SHA-1 (``EVALSHA``), loaded again by ``EVAL`` whenever
+    Redis says it does not know it (after a restart or ``SCRIPT FLUSH``); called like
+    redis-py's registered scripts: ``await script(keys=[...], args=[...])``."""
+
+    def __init__(self, pipe: Pipe, source: str):
+        self._pipe = pipe
+        self._source = source
+        self._sha = hashlib.sha1(source.encode()).hexdigest()
+
+    async def __call__(self, keys: Sequence[Arg] = (), args: Sequence[Arg] = ()) -> Any:
+        try:
+            return await self._pipe.call("EVALSHA", self._sha, len(keys), *keys, *args)
+        except ResponseError as exc:
+            if not str(exc).startswith("NOSCRIPT"):
+                raise
+        return await self._pipe.call("EVAL", self._source, len(keys), *keys, *args)

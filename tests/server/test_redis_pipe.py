@@ -1,0 +1,140 @@
+"""The Redis store's pipelined connection (server/store/redis_pipe.py), on a private
+``redis-server``: every caller gets its own reply, however many share the connection,
+whoever gives up, and whatever happens to Redis meanwhile."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Iterator
+
+import pytest
+import redis
+from redis.exceptions import ResponseError
+from redis_server import RedisServer, redis_server_or_skip
+
+from server.store.redis_pipe import Pipe
+
+
+@pytest.fixture(scope="module")
+def redis_server() -> Iterator[RedisServer]:
+    server = redis_server_or_skip()
+    try:
+        yield server
+    finally:
+        server.cleanup()
+
+
+@pytest.fixture
+def url(redis_server: RedisServer) -> str:
+    redis_server.client().flushall()
+    return redis_server.url
+
+
+async def test_a_thousand_concurrent_callers_each_get_their_own_reply(url):
+    pipe = Pipe(url)
+    try:
+        replies = await asyncio.gather(*(pipe.call("ECHO", f"caller {i}") for i in range(1000)))
+        assert replies == [f"caller {i}".encode() for i in range(1000)]
+    finally:
+        pipe.close()
+
+
+async def test_all_callers_share_one_connection(url, redis_server):
+    pipe = Pipe(url, name="pipe-under-test")
+    try:
+        await asyncio.gather(*(pipe.call("INCR", "n") for _ in range(200)))
+        clients = redis_server.client().client_list()
+        assert [c["name"] for c in clients].count("pipe-under-test") == 1
+        assert await pipe.call("GET", "n") == b"200"
+    finally:
+        pipe.close()
+
+
+async def test_a_caller_that_gives_up_leaves_the_others_replies_in_step(url):
+    pipe = Pipe(url)
+    try:
+        await pipe.call("SET", "k", "v")
+        abandoned = asyncio.create_task(pipe.call("ECHO", "nobody reads this"))
+        await asyncio.sleep(0)  # sent, and its reply on the way
+        abandoned.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await abandoned
+        assert await pipe.call("GET", "k") == b"v"
+        assert await pipe.call("ECHO", "mine") == b"mine"
+    finally:
+        pipe.close()
+
+
+async def test_an_error_reply_raises_redis_text_and_the_connection_goes_on(url):
+    pipe = Pipe(url)
+    try:
+        await pipe.call("SET", "text", "not a list")
+        with pytest.raises(ResponseError, match="WRONGTYPE"):
+            await pipe.call("LPUSH", "text", "x")
+        assert await pipe.call("GET", "text") == b"not a list"
+    finally:
+        pipe.close()
+
+
+async def test_a_script_is_loaded_again_after_redis_forgets_it(url, redis_server):
+    pipe = Pipe(url)
+    try:
+        double = pipe.register_script("return tonumber(ARGV[1]) * 2 + #KEYS")
+        assert await double(keys=["a"], args=[20]) == 41
+        redis_server.client().script_flush()
+        assert await double(keys=["a", "b"], args=[20]) == 42
+    finally:
+        pipe.close()
+
+
+async def test_a_redis_that_stops_answering_fails_the_waiting_calls_and_is_found_again(
+    url, redis_server
+):
+    pipe = Pipe(url, timeout_s=0.3)
+    try:
+        assert await pipe.call("PING") == b"PONG"
+        assert redis_server.process is not None
+        os.kill(redis_server.process.pid, signal.SIGSTOP)  # silent, as a dropped route is
+        try:
+            async with asyncio.timeout(5):  # a hang would fail here, not forever
+                with pytest.raises(ConnectionError):
+                    await pipe.call("PING")
+        finally:
+            os.kill(redis_server.process.pid, signal.SIGCONT)
+        assert await pipe.call("PING") == b"PONG"
+    finally:
+        pipe.close()
+
+
+async def test_a_restarted_redis_is_reconnected_to_by_the_next_call(url, redis_server):
+    pipe = Pipe(url)
+    try:
+        await pipe.call("SET", "k", "before")
+        redis_server.restart()
+        with pytest.raises(ConnectionError):
+            await pipe.call("GET", "k")  # the connection it was sent on is gone
+        assert await pipe.call("SET", "k", "after") is not None
+        assert await pipe.call("GET", "k") == b"after"
+    finally:
+        pipe.close()
+
+
+async def test_the_password_and_database_in_the_url_are_used(redis_server):
+    admin = redis_server.client()
+    admin.flushall()
+    admin.config_set("requirepass", "s3cret")
+    try:
+        pipe = Pipe(f"redis://:s3cret@127.0.0.1:{redis_server.port}/3")
+        try:
+            await pipe.call("SET", "where", "db 3")
+        finally:
+            pipe.close()
+        with pytest.raises(ConnectionError, match="AUTH"):
+            await Pipe(f"redis://:wrong@127.0.0.1:{redis_server.port}/0").call("PING")
+    finally:
+        authed = redis.Redis(host="127.0.0.1", port=redis_server.port, db=3,
+                             password="s3cret", socket_timeout=5)
+        assert authed.get("where") == b"db 3"
+        authed.config_set("requirepass", "")
