@@ -54,8 +54,7 @@ class _Connection(asyncio.Protocol):
         self.waiting: deque[asyncio.Future[Any]] = deque()
         self.lost = False
         self._stall_s = stall_s
-        self._reads = 0
-        self._reads_seen = 0
+        self._heard = False  # data came in, or a command went out to an idle connection
         self._watch: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -64,16 +63,26 @@ class _Connection(asyncio.Protocol):
         self._watch = asyncio.get_running_loop().call_later(self._stall_s, self._check)
 
     def _check(self) -> None:
-        if self.waiting and self._reads == self._reads_seen:
+        # Fires every stall_s: a command owed since before the previous check (sent to
+        # a busy connection, or to an idle one, which marks it heard) and no data
+        # since is a stall.
+        if self.waiting and not self._heard:
             self.close()
             return
-        self._reads_seen = self._reads
+        self._heard = False
         self._watch = asyncio.get_running_loop().call_later(self._stall_s, self._check)
 
     def data_received(self, data: bytes) -> None:
-        self._reads += 1
+        self._heard = True
         self.parser.feed(data)
-        while (reply := self.parser.gets()) is not False:
+        while True:
+            try:
+                reply = self.parser.gets()
+            except hiredis.ProtocolError:  # not Redis speaking: start over
+                self.close()
+                return
+            if reply is False:
+                return
             if not self.waiting:  # a reply nobody asked for: out of step, start over
                 self.close()
                 return
@@ -93,6 +102,8 @@ class _Connection(asyncio.Protocol):
     def send(self, packed: bytes) -> asyncio.Future[Any]:
         assert self.transport is not None
         future = asyncio.get_running_loop().create_future()
+        if not self.waiting:
+            self._heard = True  # the wait for this reply starts now
         self.waiting.append(future)
         self.transport.write(packed)
         return future

@@ -108,6 +108,26 @@ async def test_a_redis_that_stops_answering_fails_the_waiting_calls_and_is_found
         pipe.close()
 
 
+# Keeps Redis busy (and the connection silent) for ARGV[1] milliseconds.
+_BUSY = """
+local function ms() local t = redis.call('TIME') return t[1] * 1000 + t[2] / 1000 end
+local start = ms()
+while ms() - start < tonumber(ARGV[1]) do end
+return 1
+"""
+
+
+async def test_a_slow_reply_within_the_stall_time_is_waited_for(url):
+    pipe = Pipe(url, timeout_s=0.3)
+    try:
+        busy = pipe.register_script(_BUSY)
+        for _ in range(5):  # sent at any point of the stall watch's period
+            await asyncio.sleep(0.13)
+            assert await busy(args=[200]) == 1
+    finally:
+        pipe.close()
+
+
 async def test_a_restarted_redis_is_reconnected_to_by_the_next_call(url, redis_server):
     pipe = Pipe(url)
     try:
