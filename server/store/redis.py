@@ -31,9 +31,9 @@ version, store the record, append and trim the log, set or clear the deadline, u
 the lobby index, publish the events. Nothing is published that was not stored, and
 two nodes can never both apply a command to the same version.
 
-On one Redis, the commits and record reads go over one pipelined connection of the
-store's own (``redis_pipe.Pipe``: it says why); everything else, and everything on a
-cluster, goes through redis-py.
+On one Redis, a game's calls (its scripts, its record, its spectator count) go over
+one pipelined connection of the store's own (``redis_pipe.Pipe``: it says why); the
+calls on every shard at once, and everything on a cluster, go through redis-py.
 
 Timers are claimed, not listed (``_CLAIM``, once per shard): due ids get their score
 pushed to ``now + lease``, atomically, so one node ticks them; if that node dies the
@@ -383,16 +383,18 @@ class RedisStore:
                 **connection,
             )
             self._redis = aioredis.Redis.from_pool(pool)
-        # Every move's commit and every record read, on one Redis: on a pipelined
-        # connection of our own (redis_pipe.py says why), the rest through redis-py.
+        # On one Redis, the calls of a game (its scripts, its record, its spectator
+        # count) go on a pipelined connection of our own (redis_pipe.py says why); the
+        # pipelines over every shard, and everything on a cluster, through redis-py.
         self._pipe = None if node_url is not None else Pipe(url, timeout_s=timeout_s)
-        self._commit = (self._pipe or self._redis).register_script(_COMMIT)
-        self._create = self._redis.register_script(_CREATE)
-        self._events_since = self._redis.register_script(_EVENTS_SINCE)
-        self._claim = self._redis.register_script(_CLAIM)
-        self._spectators = self._redis.register_script(_SPECTATORS)
-        self._time = self._redis.register_script(_TIME)
-        self._publish = self._redis.register_script(_PUBLISH)
+        scripts = self._pipe or self._redis
+        self._commit = scripts.register_script(_COMMIT)
+        self._create = scripts.register_script(_CREATE)
+        self._events_since = scripts.register_script(_EVENTS_SINCE)
+        self._spectators = scripts.register_script(_SPECTATORS)
+        self._time = scripts.register_script(_TIME)
+        self._publish = scripts.register_script(_PUBLISH)
+        self._claim = self._redis.register_script(_CLAIM)  # run in a redis-py pipeline
         self._clock_key = f"{prefix}:{{{shard_tag(0)}}}:clock"
         self._shards = [shard_keys(shard, prefix) for shard in range(SHARDS)]
         self._subscriber = _Subscriber(
@@ -529,7 +531,7 @@ class RedisStore:
         key = self.keys_of(game_id).game
         if self._pipe is None:
             stored = await self._call(self._redis.hget(key, "rec"))
-        else:
+        else:  # a read per move whenever another node moved last: no timer (_call)
             stored = await self._call(self._pipe.call("HGET", key, "rec"), piped=True)
         if stored is None:
             return None
@@ -648,7 +650,9 @@ class RedisStore:
                                                      args=[delta])))
 
     async def spectators(self, game_id: str) -> int:
-        return int(await self._call(self._redis.get(self.keys_of(game_id).spectators)) or 0)
+        key = self.keys_of(game_id).spectators
+        reading = self._redis.get(key) if self._pipe is None else self._pipe.call("GET", key)
+        return int(await self._call(reading) or 0)
 
     # --- timers -----------------------------------------------------------------------
 
