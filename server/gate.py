@@ -6,7 +6,8 @@ before the socket is accepted, so a refused page never reaches a
 room. It also leaves three things in the scope for ``ws.py``: the client's address
 (``kondavo.ip``); a way to cut a socket off at once (``kondavo.abort``), which
 ASGI itself lacks: a peer that stopped reading cannot be sent a close frame; and
-the server's own ``send`` (``kondavo.send``), for the frames of a game in play.
+the server's own ``send`` and ``receive`` (``kondavo.send``, ``kondavo.receive``),
+for the frames of a game in play.
 """
 
 from __future__ import annotations
@@ -61,6 +62,10 @@ class Gate:
         # only watch for an HTTP response starting): two more coroutines for every
         # frame to every player and spectator (bench/load.py's relay ratio).
         scope["kondavo.send"] = send
+        # Starlette's WebSocket.receive only checks the order of the handshake's
+        # messages: one more coroutine per frame, and one more object that every
+        # socket's wait for its next frame keeps alive (the collector walks those).
+        scope["kondavo.receive"] = receive
         try:
             await self.app(scope, receive, send)
         finally:

@@ -18,6 +18,7 @@ import time
 from collections import deque
 from typing import Any
 
+from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from protocol import messages as m
@@ -65,7 +66,11 @@ async def accept(websocket: WebSocket) -> None:
 
 async def receive_frame(websocket: WebSocket) -> bytes | str | None:
     """The next frame's payload, or None once the peer has gone."""
-    message = await websocket.receive()
+    return payload(await websocket.receive())
+
+
+def payload(message: Message) -> bytes | str | None:
+    """A received ASGI message's frame payload, or None if it says the peer has gone."""
     if message["type"] == "websocket.disconnect":
         return None
     if message.get("bytes") is not None:
@@ -99,6 +104,8 @@ class GameSocket:
         # to it. Starlette's WebSocket would only repeat checks uvicorn makes itself
         # (nothing after a close) and turn the OSError of a lost peer into its own.
         self._send_frame = websocket.scope.get("kondavo.send", websocket.send)
+        # Likewise the server's receive, once the handshake is over (gate.py).
+        self._receive = websocket.scope.get("kondavo.receive", websocket.receive)
         # When the pending send began (None: no send waiting): the node's one
         # SendWatchdog cuts the socket off when a send waits too long.
         self.sending_since: float | None = None
@@ -255,8 +262,9 @@ class GameSocket:
     # --- reading ----------------------------------------------------------------------
 
     async def _read_loop(self) -> None:
+        receive = self._receive
         while not self.closing:
-            frame = await receive_frame(self.websocket)
+            frame = payload(await receive())
             if frame is None:
                 return
             message: m.ClientMessage | None
