@@ -9,11 +9,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 
 import pytest
 import uvicorn
+from redis_server import RedisServer, redis_server_or_skip
 
 from protocol.client import Kondavo
 from server.__main__ import uvicorn_config
@@ -108,3 +109,13 @@ async def serve() -> AsyncIterator:
     finally:
         for running in started:
             await stop(running)
+
+
+@pytest.fixture(scope="module")
+def redis_server() -> Iterator[RedisServer]:
+    """A private redis-server for the test module (test_cluster's keeps an AOF)."""
+    server = redis_server_or_skip()
+    try:
+        yield server
+    finally:
+        server.cleanup()

@@ -7,23 +7,13 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import Iterator
 
 import pytest
 import redis
 from redis.exceptions import ResponseError
-from redis_server import RedisServer, redis_server_or_skip
+from redis_server import RedisServer
 
 from server.store.redis_pipe import Pipe
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = redis_server_or_skip()
-    try:
-        yield server
-    finally:
-        server.cleanup()
 
 
 @pytest.fixture

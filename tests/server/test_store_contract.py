@@ -31,15 +31,6 @@ T0 = 1_000_000
 
 
 @pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = redis_server_or_skip()
-    try:
-        yield server
-    finally:
-        server.cleanup()
-
-
-@pytest.fixture(scope="module")
 def redis_cluster() -> Iterator[RedisClusterServers]:
     cluster = redis_cluster_or_skip()
     try:
