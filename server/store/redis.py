@@ -420,6 +420,12 @@ class RedisStore:
     def _channel(self, game_id: str) -> str:
         return f"{self._prefix}:{{{game_id}}}:events"
 
+    def _command(self, *args: Any) -> Awaitable[Any]:
+        """One plain command: on the pipe on one Redis, through redis-py on a cluster."""
+        if self._pipe is None:
+            return self._redis.execute_command(*args)
+        return self._pipe.call(*args)
+
     async def _call(self, awaitable: Awaitable[Any], piped: bool = False) -> Any:
         """Await a Redis call, Redis's absence raised as ``StoreUnavailable``.
 
@@ -528,11 +534,9 @@ class RedisStore:
         return bool(created)
 
     async def load(self, game_id: str) -> GameRecord | None:
-        key = self.keys_of(game_id).game
-        if self._pipe is None:
-            stored = await self._call(self._redis.hget(key, "rec"))
-        else:  # a read per move whenever another node moved last: no timer (_call)
-            stored = await self._call(self._pipe.call("HGET", key, "rec"), piped=True)
+        # A read per move whenever another node moved last: no timer on the pipe (_call).
+        reading = self._command("HGET", self.keys_of(game_id).game, "rec")
+        stored = await self._call(reading, piped=self._pipe is not None)
         if stored is None:
             return None
         return _record(stored)
@@ -650,9 +654,7 @@ class RedisStore:
                                                      args=[delta])))
 
     async def spectators(self, game_id: str) -> int:
-        key = self.keys_of(game_id).spectators
-        reading = self._redis.get(key) if self._pipe is None else self._pipe.call("GET", key)
-        return int(await self._call(reading) or 0)
+        return int(await self._call(self._command("GET", self.keys_of(game_id).spectators)) or 0)
 
     # --- timers -----------------------------------------------------------------------
 
