@@ -16,7 +16,7 @@ from starlette.websockets import WebSocket
 from protocol import messages as m
 from protocol.messages import CloseCode, ErrorCode, ProtocolError
 
-from . import views
+from . import room, views
 from .limits import Window
 from .store import Store
 from .ws import accept, receive_frame
@@ -29,7 +29,7 @@ LISTED = 50
 async def listing(store: Store) -> m.Lobby:
     waiting, live = await store.waiting_and_live(LISTED)
     return m.Lobby(
-        open=[views.open_entry(r) for r in waiting],
+        open=[views.open_entry(r) for r in waiting if room.seek_listed(r)],
         live=[views.live_entry(r, await store.spectators(r.id)) for r in live],
     )
 

@@ -276,6 +276,23 @@ def seek_withdrawn_at(record: GameRecord) -> int | None:
     return None
 
 
+def seek_listed(record: GameRecord) -> bool:
+    """Whether the lobby shows this game: an open game waiting for an opponent, unless
+    its creator came and went. A stranger who joined then would wait for someone who
+    may never be back; the game itself stays open through the grace, so a reload puts
+    it back in the lobby. A creator who never connected (a seek made over the API, a
+    page still loading) is shown until the withdrawal: nothing says they left."""
+    if record.status != "waiting" or record.opponent != "open":
+        return False
+    for side in SIDES:
+        seat = record.seat(side)
+        # ``gone_since`` starts at the creation and moves only when the last socket closes.
+        if (seat is not None and seat.sockets == 0 and seat.gone_since is not None
+                and seat.gone_since > record.created_at):
+            return False
+    return True
+
+
 def deadline(record: GameRecord) -> int | None:
     """When this game next needs a ``Tick``: a flag falls, a claim opens, the computer's
     move is overdue, a rated result still waits to reach the ratings, or an open game's

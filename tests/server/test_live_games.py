@@ -428,6 +428,26 @@ async def test_the_lobby_socket_lists_open_games(live):
         assert entry["creator"]["name"] == "Ada" and "token" not in str(entry)
 
 
+async def test_the_lobby_drops_an_open_game_while_its_creator_is_away(live):
+    from websockets.asyncio.client import connect
+
+    async def until_listed(ws, game: str, listed: bool) -> None:
+        while True:
+            listing = m.decode_server(await asyncio.wait_for(ws.recv(), 5))
+            if any(g["id"] == game for g in listing.open) == listed:
+                return
+
+    created = await live.kondavo.create(opponent="open", name="Ada")
+    async with connect(f"{live.ws_url}/ws/lobby") as ws:
+        await until_listed(ws, created.game, True)
+        async with live.kondavo.connect(created):
+            pass  # the creator's tab opens and closes
+        await until_listed(ws, created.game, False)
+        assert (await live.kondavo.game(created.game))["status"] == "waiting"
+        async with live.kondavo.connect(created):  # a reload within the grace
+            await until_listed(ws, created.game, True)
+
+
 # --- the computer's seat --------------------------------------------------------------
 
 

@@ -442,6 +442,17 @@ def test_an_open_game_stays_while_its_creator_is_connected_or_comes_back_in_time
     assert ok(back, Join(token=BLACK), now=T0 + 10**6).status == "playing"
 
 
+def test_the_lobby_hides_an_open_game_while_its_creator_is_away_and_shows_it_on_return():
+    never = make(opponent="open", joined=False, connected=False)
+    assert room.seek_listed(never)  # made over the API: nothing says the creator left
+    here = ok(never, Connect("white"), now=T0 + 500)
+    assert room.seek_listed(here)
+    away = ok(here, Disconnect("white"), now=T0 + 1_000)
+    assert not room.seek_listed(away) and away.status == "waiting"
+    assert room.seek_listed(ok(away, Connect("white"), now=T0 + 2_000))
+    assert not room.seek_listed(make(opponent="open"))  # joined: playing, not waiting
+
+
 def test_an_invitation_to_a_friend_waits_however_long_its_creator_is_away():
     record = make(joined=False, connected=False)
     assert room.deadline(record) is None
