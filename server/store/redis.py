@@ -386,7 +386,9 @@ class RedisStore:
         # On one Redis, the calls of a game (its scripts, its record, its spectator
         # count) go on a pipelined connection of our own (redis_pipe.py says why); the
         # pipelines over every shard, and everything on a cluster, through redis-py.
-        self._pipe = None if node_url is not None else Pipe(url, timeout_s=timeout_s)
+        # A URL with options the pipe does not honour (Pipe.handles) keeps redis-py.
+        self._pipe = (Pipe(url, timeout_s=timeout_s)
+                      if node_url is None and Pipe.handles(url) else None)
         scripts = self._pipe or self._redis
         self._commit = scripts.register_script(_COMMIT)
         self._create = scripts.register_script(_CREATE)

@@ -12,7 +12,11 @@ dropped, with the connection still in step. Never send a blocking command (BLPOP
 and the like) here: it would hold up every caller behind it.
 
 Only for one Redis (``redis://`` or ``rediss://``): on a cluster each command must go
-to its slot's master, which redis-py's cluster client knows and this does not.
+to its slot's master, which redis-py's cluster client knows and this does not. And
+only for a URL whose every part it honours (``Pipe.handles``): host, port, user, password
+and database, in the path or as ``?db=``. For a unix socket, TLS certificates or
+socket options in the query, the store leaves every call to redis-py, which honours
+them: a pipe that ignored them could talk to another database than the rest.
 
 Errors: a lost or refused connection raises ``ConnectionError``; Redis's error replies
 raise redis-py's ``ResponseError`` with Redis's text, as redis-py would, so the store
@@ -27,9 +31,9 @@ import ssl
 from collections import deque
 from collections.abc import Sequence
 from typing import Any, cast
-from urllib.parse import unquote, urlparse
 
 import hiredis
+from redis.asyncio.connection import SSLConnection, parse_url
 from redis.exceptions import ResponseError
 
 Arg = bytes | str | int | float
@@ -126,18 +130,33 @@ class _Connection(asyncio.Protocol):
             self.transport.abort()  # connection_lost fails whoever still waits
 
 
+# The parts of a URL (as redis-py parses it) that the pipe honours.
+_HONOURED = frozenset({"host", "port", "username", "password", "db"})
+
+
 class Pipe:
     """Commands to one Redis, pipelined on one connection opened on first use."""
 
+    @staticmethod
+    def handles(url: str) -> bool:
+        """Whether the pipe honours everything this URL says (the module's docstring
+        lists what it does); raises ``ValueError`` for a URL redis-py rejects too."""
+        options = parse_url(url)
+        kind = options.pop("connection_class", None)
+        return kind in (None, SSLConnection) and options.keys() <= _HONOURED
+
     def __init__(self, url: str, *, timeout_s: float = 2.0, name: str = "kondavo"):
-        parsed = urlparse(url)
-        self._host = parsed.hostname or "127.0.0.1"
-        self._port = parsed.port or 6379
-        self._tls = parsed.scheme == "rediss"
-        self._username = unquote(parsed.username) if parsed.username else None
-        self._password = unquote(parsed.password) if parsed.password else None
-        db = (parsed.path or "/").strip("/")
-        self._db = int(db) if db else 0
+        if not Pipe.handles(url):
+            raise ValueError("the pipe takes a redis:// or rediss:// URL with no options "
+                             "but the database (Pipe.handles)")
+        # redis-py's own reading of the URL, so both clients find the same Redis and database.
+        options = parse_url(url)
+        self._host = options.get("host", "localhost")
+        self._port = int(options.get("port", 6379))
+        self._tls = options.get("connection_class") is SSLConnection
+        self._username = options.get("username")
+        self._password = options.get("password")
+        self._db = int(options.get("db", 0))
         self._connect_timeout_s = timeout_s
         self._stall_s = timeout_s
         self._name = name

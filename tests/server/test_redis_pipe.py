@@ -13,6 +13,7 @@ import redis
 from redis.exceptions import ResponseError
 from redis_server import RedisServer
 
+from server.store.redis import RedisStore
 from server.store.redis_pipe import Pipe
 
 
@@ -148,3 +149,38 @@ async def test_the_password_and_database_in_the_url_are_used(redis_server):
                              password="s3cret", socket_timeout=5)
         assert authed.get("where") == b"db 3"
         authed.config_set("requirepass", "")
+
+
+def test_the_pipe_takes_only_urls_whose_every_option_it_honours():
+    for url in ("redis://h", "redis://u:p@h:7000/3", "redis://h/?db=2", "rediss://h:6380/1"):
+        assert Pipe.handles(url), url
+    for url in ("unix:///run/redis.sock", "redis://h/?socket_keepalive=true",
+                "rediss://h?ssl_ca_certs=/etc/ca.pem"):
+        assert not Pipe.handles(url), url
+        with pytest.raises(ValueError):
+            Pipe(url)
+
+
+async def test_the_database_given_as_a_query_option_is_used(redis_server):
+    redis_server.client().flushall()
+    pipe = Pipe(f"redis://127.0.0.1:{redis_server.port}/?db=2")
+    try:
+        await pipe.call("SET", "where", "db 2")
+    finally:
+        pipe.close()
+    in_db_2 = redis.Redis(host="127.0.0.1", port=redis_server.port, db=2, socket_timeout=5)
+    assert in_db_2.get("where") == b"db 2"
+
+
+async def test_a_store_url_with_options_the_pipe_ignores_keeps_redis_py_for_every_call(
+    redis_server,
+):
+    redis_server.client().flushall()
+    store = RedisStore(f"{redis_server.url}?socket_keepalive=true")
+    await store.start()
+    try:
+        assert store._pipe is None
+        assert await store.spectators("nope") == 0
+        assert await store.load("nope") is None
+    finally:
+        await store.close()
