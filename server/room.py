@@ -262,18 +262,24 @@ def needs_rating(record: GameRecord) -> bool:
     return record.status == "finished" and record.rated and not record.rated_applied
 
 
-def seek_withdrawn_at(record: GameRecord) -> int | None:
-    """When an open game still waiting for an opponent is withdrawn because its creator
-    has no socket (counted from the creation if the creator never connected); None
-    while the creator is there, or for any other game."""
+def _seek_creator_gone_since(record: GameRecord) -> int | None:
+    """For an open game still waiting for an opponent whose creator has no socket: since
+    when (the creation if the creator never connected). None otherwise."""
     if record.status != "waiting" or record.opponent != "open":
         return None
     for side in SIDES:
         seat = record.seat(side)
         if seat is not None and not seat.bot and seat.sockets == 0:
-            since = seat.gone_since if seat.gone_since is not None else record.created_at
-            return since + SEEK_GRACE_MS
+            return seat.gone_since if seat.gone_since is not None else record.created_at
     return None
+
+
+def seek_withdrawn_at(record: GameRecord) -> int | None:
+    """When an open game still waiting for an opponent is withdrawn because its creator
+    has no socket (counted from the creation if the creator never connected); None
+    while the creator is there, or for any other game."""
+    since = _seek_creator_gone_since(record)
+    return None if since is None else since + SEEK_GRACE_MS
 
 
 def seek_listed(record: GameRecord) -> bool:
@@ -284,13 +290,10 @@ def seek_listed(record: GameRecord) -> bool:
     page still loading) is shown until the withdrawal: nothing says they left."""
     if record.status != "waiting" or record.opponent != "open":
         return False
-    for side in SIDES:
-        seat = record.seat(side)
-        # ``gone_since`` starts at the creation and moves only when the last socket closes.
-        if (seat is not None and seat.sockets == 0 and seat.gone_since is not None
-                and seat.gone_since > record.created_at):
-            return False
-    return True
+    # A seat's ``gone_since`` starts at the creation and moves only when its last socket
+    # closes: past the creation, the creator was here and left.
+    since = _seek_creator_gone_since(record)
+    return since is None or since <= record.created_at
 
 
 def deadline(record: GameRecord) -> int | None:

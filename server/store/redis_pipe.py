@@ -134,6 +134,17 @@ class _Connection(asyncio.Protocol):
 _HONOURED = frozenset({"host", "port", "username", "password", "db"})
 
 
+def _honoured(url: str) -> dict[str, Any] | None:
+    """redis-py's own reading of the URL (so both clients find the same Redis and
+    database), or None if it says something the pipe does not honour."""
+    options = parse_url(url)
+    if options.get("connection_class") not in (None, SSLConnection):
+        return None
+    if options.keys() - {"connection_class"} <= _HONOURED:
+        return dict(options)
+    return None
+
+
 class Pipe:
     """Commands to one Redis, pipelined on one connection opened on first use."""
 
@@ -141,16 +152,13 @@ class Pipe:
     def handles(url: str) -> bool:
         """Whether the pipe honours everything this URL says (the module's docstring
         lists what it does); raises ``ValueError`` for a URL redis-py rejects too."""
-        options = parse_url(url)
-        kind = options.pop("connection_class", None)
-        return kind in (None, SSLConnection) and options.keys() <= _HONOURED
+        return _honoured(url) is not None
 
     def __init__(self, url: str, *, timeout_s: float = 2.0, name: str = "kondavo"):
-        if not Pipe.handles(url):
+        options = _honoured(url)
+        if options is None:
             raise ValueError("the pipe takes a redis:// or rediss:// URL with no options "
                              "but the database (Pipe.handles)")
-        # redis-py's own reading of the URL, so both clients find the same Redis and database.
-        options = parse_url(url)
         self._host = options.get("host", "localhost")
         self._port = int(options.get("port", 6379))
         self._tls = options.get("connection_class") is SSLConnection
