@@ -36,6 +36,46 @@ def transport_abort(send: Any) -> Callable[[], None] | None:
     return abort if callable(abort) else None
 
 
+def frame_writer(send: Any) -> Callable[[bytes], bool] | None:
+    """A way to write a binary frame at once, without a coroutine, or None.
+
+    Under uvicorn's "websockets-sansio" protocol (pinned in pyproject.toml), its
+    ``send`` of a frame waits for nothing while the transport takes data: it frames
+    the bytes and writes them. Doing the same from the hub's fan-out saves waking the
+    socket's writer task for every frame to every player and spectator, which was
+    most of the cost of a frame above the bare echo's (bench/relay.py). The writer
+    returns False, having written nothing, whenever uvicorn's send would have to wait
+    (the peer's buffer is full) or would refuse (closing, closed): the caller then
+    queues the frame for the writer task, which waits and fails as before.
+    """
+    protocol: Any = getattr(send, "__self__", None)
+    if type(protocol).__name__ != "WebSocketsSansIOProtocol":
+        return None
+    try:
+        conn, transport, writable = protocol.conn, protocol.transport, protocol.writable
+    except AttributeError:
+        return None
+    send_binary, data_to_send, write = conn.send_binary, conn.data_to_send, transport.write
+
+    def write_frame(frame: bytes) -> bool:
+        if (
+            not writable.is_set()
+            or protocol.disconnected
+            or protocol.close_sent
+            or not protocol.handshake_complete
+            or protocol.initial_response is not None
+        ):
+            return False
+        try:
+            send_binary(frame)
+        except Exception:
+            return False  # InvalidState: closing; the writer task will find out
+        write(b"".join(data_to_send()))
+        return True
+
+    return write_frame
+
+
 class Gate:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -62,6 +102,7 @@ class Gate:
         # only watch for an HTTP response starting): two more coroutines for every
         # frame to every player and spectator (bench/load.py's relay ratio).
         scope["kondavo.send"] = send
+        scope["kondavo.write_now"] = frame_writer(send)
         # Starlette's WebSocket.receive only checks the order of the handshake's
         # messages: one more coroutine per frame, and one more object that every
         # socket's wait for its next frame keeps alive (the collector walks those).

@@ -104,6 +104,8 @@ class GameSocket:
         # to it. Starlette's WebSocket would only repeat checks uvicorn makes itself
         # (nothing after a close) and turn the OSError of a lost peer into its own.
         self._send_frame = websocket.scope.get("kondavo.send", websocket.send)
+        # And a way to write a frame without waiting, when the transport takes it.
+        self._write_now = websocket.scope.get("kondavo.write_now")
         # Likewise the server's receive, once the handshake is over (gate.py).
         self._receive = websocket.scope.get("kondavo.receive", websocket.receive)
         # When the pending send began (None: no send waiting): the node's one
@@ -117,6 +119,19 @@ class GameSocket:
         if self.closing:
             return
         queue = self.queue
+        if self._wakeup is not None and not queue and self._write_now is not None:
+            # The writer is idle, so nothing is queued or being sent: a frame that
+            # needs no store read goes out now, in order, without waking the writer.
+            if type(item) is RoomEvent:
+                if (
+                    item.v == self.last_v + 1
+                    and type(item.message) is not m.Rematch
+                    and self._write_now(item.frame_for(self.side))
+                ):
+                    self.last_v = item.v
+                    return
+            elif isinstance(item, m.ServerMessage) and self._write_now(m.encode(item)):
+                return
         if len(queue) < SEND_QUEUE:
             queue.append(item)
         else:
