@@ -116,10 +116,16 @@ class Game:
                 raise InvalidMoveError(f"{move!r} is a {move.rules.name_en} move, "
                                        f"not a {self.rules.name_en} one")
             legal = pos.legal_moves()
-            if move not in legal:
-                raise IllegalMoveError(f"{str(move)!r} is illegal: "
-                                       f"{pos.explain_illegal(list(move.path))}")
-            move = legal[legal.index(move)]
+            # Usually one of these very moves (the server resolves a client's move
+            # among them): found by identity, it needs no comparison by value.
+            for known in legal:
+                if known is move:
+                    break
+            else:
+                if move not in legal:
+                    raise IllegalMoveError(f"{str(move)!r} is illegal: "
+                                           f"{pos.explain_illegal(list(move.path))}")
+                move = legal[legal.index(move)]
         else:
             raise InvalidMoveError(f"{move!r} is not a move")
         was_man = not (pos.kings >> move.start) & 1

@@ -131,6 +131,12 @@ class Rules:
         parsed: computed once, and read as a dict where it is hot (FEN, moves, pieces)."""
         return {sq: self._compute_square_name(sq) for sq in self.board.squares}
 
+    @cached_property
+    def squares_by_name(self) -> dict[str, int]:
+        """Label -> playing square, exactly as ``square_names`` writes them: the room
+        matches every move a client sends against the legal moves' squares with it."""
+        return {name: sq for sq, name in self.square_names.items()}
+
     def _compute_square_name(self, sq: int) -> str:
         if self.notation == "numeric":
             return str(self.board.numbers[sq])

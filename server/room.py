@@ -472,15 +472,14 @@ def _resolve_move(rec: GameRecord, cmd: PlayMove) -> Move:
         if len(path) < 2:
             raise _Refused(ErrorCode.MOVE_INVALID, "A move needs at least two squares.")
         legal = game.legal_moves()
-        exact = [mv for mv in legal if board.labels(rec.variant, mv.path) == path]
-        if exact:
-            return exact[0]
+        # Compared as squares, not labels: no label is written per legal move.
+        squares = rules.squares_by_name
+        target = tuple(squares.get(label, -1) for label in path)
+        for mv in legal:
+            if mv.path == target:
+                return mv
         if len(path) == 2:
-            ends = [
-                mv
-                for mv in legal
-                if rules.square_name(mv.start) == path[0] and rules.square_name(mv.end) == path[1]
-            ]
+            ends = [mv for mv in legal if mv.start == target[0] and mv.end == target[1]]
             if len(ends) == 1:
                 return ends[0]
         # Let the engine explain what is wrong with this path.
