@@ -7,7 +7,6 @@ no-progress rules draw. Results and reasons are enum values, never bare strings.
 from __future__ import annotations
 
 import enum
-from collections import Counter
 
 from .draws import MATERIAL_CONDITIONS
 from .errors import GameOverError, IllegalMoveError, InvalidMoveError
@@ -73,7 +72,9 @@ class Game:
         # Positions since the last irreversible move, counted for threefold repetition:
         # none before it can come back, so the count (copied with every game the server
         # keeps) stays as short as the run of reversible moves.
-        self._seen: Counter = Counter({self.position.key(): 1})
+        # Position key -> times seen since the last irreversible move. A plain dict:
+        # copied on every move the server plays, and a Counter copies slowly.
+        self._seen: dict[tuple[int, int, int, int], int] = {self.position.key(): 1}
         self._no_progress = 0  # plies since the last capture or man move
         # Plies each material-based draw condition has held with unchanged material.
         self._held: dict[str, int] = {}
@@ -94,7 +95,7 @@ class Game:
         other.__dict__.update(self.__dict__)
         other.moves = list(self.moves)
         other.notation = list(self.notation)
-        other._seen = Counter(self._seen)
+        other._seen = dict(self._seen)
         other._held = dict(self._held)
         return other
 
@@ -134,9 +135,10 @@ class Game:
         self.moves.append(move)
         self.notation.append(str(move))
         if pos.is_irreversible(move):
-            self._seen = Counter({self.position.key(): 1})
+            self._seen = {self.position.key(): 1}
         else:
-            self._seen[self.position.key()] += 1
+            key = self.position.key()
+            self._seen[key] = self._seen.get(key, 0) + 1
         self._no_progress = 0 if (move.captured or was_man) else self._no_progress + 1
         self._update_held(material_changed=self.position.material() != before)
         self._check_end()
@@ -169,7 +171,7 @@ class Game:
             self.result = Result.win_for(pos.side_to_move.opponent)
             self.reason = Reason.NO_PIECES if not pos.own else Reason.NO_MOVES
             return
-        if self._seen[pos.key()] >= 3:
+        if self._seen.get(pos.key(), 0) >= 3:
             self.status, self.result, self.reason = Status.FINISHED, Result.DRAW, Reason.THREEFOLD
             return
         for rule in self.rules.draw_rules:
