@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
+import operator
 import types
 import typing
 from collections.abc import Mapping
@@ -562,8 +564,22 @@ def _make_checker(tp: Any) -> typing.Callable[[Any], bool]:
     if tp is type(None):
         return lambda value: value is None
     if origin in (typing.Union, types.UnionType):
-        options = [_checker(a) for a in typing.get_args(tp)]
-        return lambda value: any(check(value) for check in options)
+        args = typing.get_args(tp)
+        if type(None) in args:
+            # Optional: None passes at once, anything else must pass the rest.
+            others = [a for a in args if a is not type(None)]
+            rest = _checker(functools.reduce(operator.or_, others))
+            return lambda value: value is None or rest(value)
+        options = tuple(_checker(a) for a in args)
+
+        def check_any(value: Any) -> bool:
+            # A loop, not any() over a generator: this runs for fields of every frame.
+            for check in options:  # noqa: SIM110
+                if check(value):
+                    return True
+            return False
+
+        return check_any
     if origin is Literal:
         literals = typing.get_args(tp)
         return lambda value: any(type(value) is type(a) and value == a for a in literals)
@@ -587,19 +603,52 @@ def _make_checker(tp: Any) -> typing.Callable[[Any], bool]:
     return lambda value: type(value) is tp
 
 
-def _check_limits(cls: type[Message], f: dataclasses.Field[Any], value: Any) -> None:
-    limits = f.metadata.get("limits", {})
+class _FieldCheck(typing.NamedTuple):
+    name: str
+    required: bool
+    check: typing.Callable[[Any], bool]
+    max_len: int | None
+    min: int | float | None
+    tp: Any
+
+
+_PLANS: dict[type, tuple[_FieldCheck, ...]] = {}
+
+
+def _plan(cls: type[Message]) -> tuple[_FieldCheck, ...]:
+    """How to check each field of ``cls``, worked out once: every frame a client
+    sends is checked field by field, and working it out cost most of a move's
+    decoding (bench/relay.py)."""
+    plan = _PLANS.get(cls)
+    if plan is None:
+        plan = _PLANS[cls] = tuple(
+            _FieldCheck(
+                name=f.name,
+                required=(
+                    f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+                ),
+                check=_checker(tp),
+                max_len=f.metadata.get("limits", {}).get("max_len"),
+                min=f.metadata.get("limits", {}).get("min"),
+                tp=tp,
+            )
+            for f, tp in _fields(cls)
+        )
+    return plan
+
+
+def _check_limits(cls: type[Message], f: _FieldCheck, value: Any) -> None:
     if value is None:
         return
-    if "max_len" in limits and len(value) > limits["max_len"]:
+    if f.max_len is not None and len(value) > f.max_len:
         raise ProtocolError(
             ErrorCode.MSG_BAD_FIELD,
-            f"Field '{f.name}' of '{cls.t}' is too long (at most {limits['max_len']}).",
+            f"Field '{f.name}' of '{cls.t}' is too long (at most {f.max_len}).",
         )
-    if "min" in limits and value < limits["min"]:
+    if f.min is not None and value < f.min:
         raise ProtocolError(
             ErrorCode.MSG_BAD_FIELD,
-            f"Field '{f.name}' of '{cls.t}' must be at least {limits['min']}.",
+            f"Field '{f.name}' of '{cls.t}' must be at least {f.min}.",
         )
 
 
@@ -615,24 +664,23 @@ def from_dict(body: Any, registry: Mapping[str, type[Message]]) -> Message:
         shown = tag if len(tag) <= 40 else tag[:40] + "..."
         raise ProtocolError(ErrorCode.MSG_UNKNOWN_TYPE, f"Unknown message type '{shown}'.")
     values: dict[str, Any] = {}
-    for f, tp in _fields(cls):
-        if f.name not in body:
-            has_default = (
-                f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
-            )
-            if not has_default:
+    for f in _plan(cls):
+        name = f.name
+        if name not in body:
+            if f.required:
                 raise ProtocolError(
-                    ErrorCode.MSG_MISSING_FIELD, f"Message '{tag}' needs the field '{f.name}'."
+                    ErrorCode.MSG_MISSING_FIELD, f"Message '{tag}' needs the field '{name}'."
                 )
             continue
-        value = body[f.name]
-        if not _checker(tp)(value):
+        value = body[name]
+        if not f.check(value):
             raise ProtocolError(
                 ErrorCode.MSG_BAD_FIELD,
-                f"Field '{f.name}' of '{tag}' must be {_type_name(tp)}.",
+                f"Field '{name}' of '{tag}' must be {_type_name(f.tp)}.",
             )
-        _check_limits(cls, f, value)
-        values[f.name] = value
+        if f.max_len is not None or f.min is not None:
+            _check_limits(cls, f, value)
+        values[name] = value
     return cls(**values)
 
 
