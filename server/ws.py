@@ -3,6 +3,10 @@
 Two tasks per socket: this one reads frames; a writer drains the socket's send
 queue in order, keeps the client's version gap-free (fetching missed events from
 the store's log, or sending a full state), and renders each event for this seat.
+While the writer is idle (its queue empty, no send waiting), an event next in
+order, or a plain message, is written at once by ``deliver`` instead
+(``gate.frame_writer``): no task wakes for it. Anything else, or a transport that
+would make the send wait, goes through the queue.
 
 A socket that stops reading only ever blocks its own writer: when its queue fills
 up, or one write stays blocked for ``send_timeout_s``, it is cut off (issue 7).
