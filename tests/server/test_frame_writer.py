@@ -9,7 +9,9 @@ tests say which.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+from collections.abc import AsyncIterator
 
 import uvicorn
 import websockets
@@ -39,40 +41,35 @@ class Probe:
         await self.done.wait()
 
 
-async def serve(probe: Probe) -> tuple[uvicorn.Server, asyncio.Task, str]:
+@contextlib.asynccontextmanager
+async def served() -> AsyncIterator[tuple[Probe, str]]:
+    """A real uvicorn with the server's own configuration, running a Probe."""
+    probe = Probe()
     settings = dataclasses.replace(TEST_SETTINGS, port=free_port())
     server = uvicorn.Server(uvicorn_config(settings, probe, log_level="warning"))  # type: ignore[arg-type]
     task = asyncio.create_task(server.serve())
-    while not server.started:
-        await asyncio.sleep(0.01)
-    return server, task, f"ws://127.0.0.1:{settings.port}/"
-
-
-async def shut(server: uvicorn.Server, task: asyncio.Task, probe: Probe) -> None:
-    probe.done.set()
-    server.should_exit = True
-    await asyncio.wait_for(task, 10)
+    try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+        yield probe, f"ws://127.0.0.1:{settings.port}/"
+    finally:
+        probe.done.set()
+        server.should_exit = True
+        await asyncio.wait_for(task, 10)
 
 
 async def test_a_frame_written_at_once_reaches_the_client_whole_and_in_order():
-    probe = Probe()
-    server, task, url = await serve(probe)
-    try:
-        async with websockets.connect(url) as client:
-            write = await asyncio.wait_for(probe.writer, 5)
-            assert write is not None, "the pinned uvicorn's protocol is not recognised"
-            frames = [bytes([i]) * (i * 1000 + 1) for i in range(70)]  # past 126 and 65535
-            assert all(write(frame) for frame in frames)
-            for frame in frames:
-                assert await asyncio.wait_for(client.recv(), 5) == frame
-    finally:
-        await shut(server, task, probe)
+    async with served() as (probe, url), websockets.connect(url) as client:
+        write = await asyncio.wait_for(probe.writer, 5)
+        assert write is not None, "the pinned uvicorn's protocol is not recognised"
+        frames = [bytes([i]) * (i * 1000 + 1) for i in range(70)]  # past 126 and 65535
+        assert all(write(frame) for frame in frames)
+        for frame in frames:
+            assert await asyncio.wait_for(client.recv(), 5) == frame
 
 
 async def test_nothing_is_written_at_once_to_a_peer_that_has_gone():
-    probe = Probe()
-    server, task, url = await serve(probe)
-    try:
+    async with served() as (probe, url):
         async with websockets.connect(url):
             write = await asyncio.wait_for(probe.writer, 5)
         for _ in range(200):  # until the server has seen the close
@@ -80,28 +77,21 @@ async def test_nothing_is_written_at_once_to_a_peer_that_has_gone():
                 break
             await asyncio.sleep(0.01)
         assert write(b"late") is False
-    finally:
-        await shut(server, task, probe)
 
 
 async def test_a_peer_that_stops_reading_gets_no_more_frames_at_once():
     # Once the transport's buffer passes its high-water mark, uvicorn's send would
     # wait: the writer must refuse, so the frame is queued for the socket's writer
     # task (which the send watchdog guards) instead of piling up in memory.
-    probe = Probe()
-    server, task, url = await serve(probe)
-    try:
-        async with websockets.connect(url, max_queue=1) as client:
-            client.transport.pause_reading()  # type: ignore[attr-defined]
-            write = await asyncio.wait_for(probe.writer, 5)
-            frame = b"x" * 60_000
-            written = 0
-            while written < 10_000 and write(frame):
-                written += 1
-                if written % 10 == 0:
-                    await asyncio.sleep(0)  # let the kernel's buffers fill
-            assert written < 10_000, "the writer never saw the buffer fill"
-            assert write(b"small") is False
-            client.transport.abort()  # type: ignore[attr-defined]  # no closing handshake
-    finally:
-        await shut(server, task, probe)
+    async with served() as (probe, url), websockets.connect(url, max_queue=1) as client:
+        client.transport.pause_reading()  # type: ignore[attr-defined]
+        write = await asyncio.wait_for(probe.writer, 5)
+        frame = b"x" * 60_000
+        written = 0
+        while written < 10_000 and write(frame):
+            written += 1
+            if written % 10 == 0:
+                await asyncio.sleep(0)  # let the kernel's buffers fill
+        assert written < 10_000, "the writer never saw the buffer fill"
+        assert write(b"small") is False
+        client.transport.abort()  # type: ignore[attr-defined]  # no closing handshake
