@@ -64,13 +64,16 @@ def frame_writer(send: Any) -> Callable[[bytes], bool] | None:
             or protocol.close_sent
             or not protocol.handshake_complete
             or protocol.initial_response is not None
+            or transport.is_closing()
         ):
             return False
+        # This runs inside the hub's fan-out, under another socket's command: nothing
+        # may escape it. A socket that fails here is going; its writer task finds out.
         try:
             send_binary(frame)
+            write(b"".join(data_to_send()))
         except Exception:
-            return False  # InvalidState: closing; the writer task will find out
-        write(b"".join(data_to_send()))
+            return False
         return True
 
     return write_frame
