@@ -123,10 +123,11 @@ class Game:
                 if known is move:
                     break
             else:
-                if move not in legal:
+                try:
+                    move = legal[legal.index(move)]  # one scan: found, or illegal
+                except ValueError:
                     raise IllegalMoveError(f"{str(move)!r} is illegal: "
-                                           f"{pos.explain_illegal(list(move.path))}")
-                move = legal[legal.index(move)]
+                                           f"{pos.explain_illegal(list(move.path))}") from None
         else:
             raise InvalidMoveError(f"{move!r} is not a move")
         was_man = not (pos.kings >> move.start) & 1
