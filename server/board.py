@@ -18,6 +18,11 @@ from engine import Color, Game, Move, get_rules
 # third of the server's time replaying). An entry costs about 4-10 KiB.
 _CACHE_SIZE = 8192
 _OPENING_PLIES = 10
+# How far back ``replay`` looks for a cached position to play on from. With two nodes,
+# each node's copy of a game is one ply behind when the other node's player moved (the
+# node played its own move, then the other node played one): without this, every move
+# on a game split across nodes replayed it from the start.
+_CATCH_UP_PLIES = 4
 _games: OrderedDict[tuple[str, str | None, tuple[str, ...]], Game] = OrderedDict()
 
 
@@ -32,11 +37,21 @@ def replay(variant: str, start_fen: str | None, moves: list[str]) -> Game:
     """The game after ``moves``; the caller must not mutate it (use ``played``)."""
     key = (variant, start_fen, tuple(moves))
     game = _games.get(key)
-    if game is None:
-        game = Game.replay(get_rules(variant), start_fen, list(moves))
-        _remember(key, game)
-    else:
+    if game is not None:
         _games.move_to_end(key)
+        return game
+    for behind in range(1, min(_CATCH_UP_PLIES, len(moves)) + 1):
+        earlier = _games.get((variant, start_fen, key[2][:-behind]))
+        if earlier is not None:
+            game = earlier.copy()
+            for text in moves[-behind:]:
+                game.play(text)
+            if len(moves) - behind >= _OPENING_PLIES:
+                _games.pop((variant, start_fen, key[2][:-behind]), None)
+            break
+    else:
+        game = Game.replay(get_rules(variant), start_fen, list(moves))
+    _remember(key, game)
     return game
 
 

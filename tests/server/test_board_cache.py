@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from engine import Game
+from engine import Game, get_rules
 from server import board
 
 
@@ -52,3 +52,20 @@ def test_a_played_move_replaces_its_games_entry(replays):
     # The opening positions, which other games share, and only the latest after them.
     assert len(board._games) == board._OPENING_PLIES + 1
     assert tuple(moves) in {key[2] for key in board._games}
+
+
+def test_a_game_moved_on_by_another_node_is_caught_up_not_replayed(replays):
+    # Two nodes share a game: this one plays its player's moves through ``played`` and
+    # learns of the other player's only from the record, a ply past its cached copy.
+    chance = random.Random(3)
+    truth = Game(get_rules("international"))
+    moves: list[str] = []
+    for _ in range(board._OPENING_PLIES + 6):
+        game = board.replay("international", None, moves)
+        moves.append(board.played("international", None, moves, game.legal_moves()[0]).notation[-1])
+        truth.play(moves[-1])
+        moves.append(str(truth.play(chance.choice(truth.legal_moves()))))  # the other node
+    game = board.replay("international", None, moves)
+    assert replays == [()]  # only the start position was ever built from nothing
+    assert game.notation == truth.notation
+    assert game.position == truth.position
