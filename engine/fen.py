@@ -98,12 +98,19 @@ def _squares(rules: Rules, label: str, fen: str) -> list[int]:
 
 def write_fen(pos: Position) -> str:
     rules = pos.rules
-    order, name, kings = rules.listing_order, rules.square_names.__getitem__, pos.kings
+    name, rank, kings = rules.square_names, rules.listing_rank, pos.kings
 
+    # The server writes a FEN for every move: only the occupied squares are walked
+    # (lowest bit first), then put in listing order where that is not the bit order.
     def listing(bits: int) -> str:
-        return ",".join(
-            ("K" + name(s) if kings >> s & 1 else name(s)) for s in order if bits >> s & 1
-        )
+        squares = []
+        while bits:
+            low = bits & -bits
+            squares.append(low.bit_length() - 1)
+            bits ^= low
+        if rank is not None:
+            squares.sort(key=rank.__getitem__)
+        return ",".join([("K" + name[sq]) if kings >> sq & 1 else name[sq] for sq in squares])
 
     side = "W" if pos.turn == 0 else "B"
     return f"{side}:W{listing(pos.white)}:B{listing(pos.black)}"

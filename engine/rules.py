@@ -126,6 +126,15 @@ class Rules:
         return tuple(sorted(board.squares, key=lambda s: (-board.coords[s][1], board.coords[s][0])))
 
     @cached_property
+    def listing_rank(self) -> dict[int, int] | None:
+        """Each square's place in ``listing_order``; None when that is the squares' bit
+        order, so a FEN lists the set bits as they are walked and sorts nothing."""
+        order = self.listing_order
+        if order == tuple(sorted(order)):
+            return None
+        return {sq: place for place, sq in enumerate(order)}
+
+    @cached_property
     def square_names(self) -> dict[int, str]:
         """Playing square -> label. Looked up for every square of every move shown or
         parsed: computed once, and read as a dict where it is hot (FEN, moves, pieces)."""

@@ -11,7 +11,7 @@ from collections import OrderedDict
 from functools import cache
 from typing import Any
 
-from engine import Color, Game, Move, get_rules
+from engine import Game, Move, get_rules
 
 # Enough for every game in play on a busy node: a miss replays the whole game, and
 # with fewer entries than live games every move missed (2,000 paced games spent a
@@ -80,16 +80,41 @@ def layout(variant: str) -> dict[str, Any]:
     }
 
 
-_COLOUR = {color: str(color.value) for color in Color}  # the wire's colour names
-
-
 def pieces(game: Game) -> list[list[Any]]:
-    colour = _COLOUR
-    return [[label, colour[color], king] for label, color, king in game.position.pieces()]
+    """[label, colour, king] of every piece, in square order (``Position.pieces``), built
+    straight from the bitboards: it is sent with every move."""
+    pos = game.position
+    name, white, kings = pos.rules.square_names, pos.white, pos.kings
+    occupied = white | pos.black
+    out = []
+    while occupied:
+        low = occupied & -occupied
+        out.append([name[low.bit_length() - 1], "white" if white & low else "black",
+                    bool(kings & low)])
+        occupied ^= low
+    return out
+
+
+# The wire form of a legal move, by its rules and squares. The same steps and captures
+# recur in every game, and every move's event lists the legal moves that follow:
+# writing their labels afresh was about a microsecond a move. The dicts are shared, so
+# nothing may change one. Cleared when full rather than kept in order: refilling costs
+# what the cache saves on one event per entry.
+_WIRE_MOVES: dict[tuple[Any, ...], dict[str, Any]] = {}
+_WIRE_MOVES_MAX = 100_000
 
 
 def legal(game: Game) -> list[dict[str, Any]]:
-    return [move.to_dict() for move in game.legal_moves()]
+    wire, out = _WIRE_MOVES, []
+    for move in game.legal_moves():
+        key = (move.rules, move.path, move.captured)
+        known = wire.get(key)
+        if known is None:
+            if len(wire) >= _WIRE_MOVES_MAX:
+                wire.clear()
+            known = wire[key] = move.to_dict()
+        out.append(known)
+    return out
 
 
 def labels(variant: str, squares: tuple[int, ...]) -> list[str]:

@@ -32,6 +32,17 @@ def test_fen_round_trips(game):
 
 @GAMES
 @given(random_games())
+def test_fen_lists_each_colour_in_the_rule_sets_order(game):
+    rules, pos = game.rules, game.position
+    _, white, black = pos.fen().split(":")
+    for listed, bits in ((white[1:], pos.white), (black[1:], pos.black)):
+        in_order = [sq for sq in rules.listing_order if bits >> sq & 1]
+        names = [("K" if pos.kings >> sq & 1 else "") + rules.square_names[sq] for sq in in_order]
+        assert listed == ",".join(names)
+
+
+@GAMES
+@given(random_games())
 def test_pdn_round_trips(game):
     again = Game.from_pdn(game.pdn({"White": 'A "quoted" name', "Black": "B"}))
     assert again.rules == game.rules

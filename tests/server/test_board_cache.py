@@ -69,3 +69,17 @@ def test_a_game_moved_on_by_another_node_is_caught_up_not_replayed(replays):
     assert replays == [()]  # only the start position was ever built from nothing
     assert game.notation == truth.notation
     assert game.position == truth.position
+
+
+def test_the_wire_forms_of_pieces_and_legal_moves_are_the_engines_own():
+    chance = random.Random(11)
+    for variant in ("english", "russian", "international", "turkish"):
+        game = Game(get_rules(variant))
+        for _ in range(40):
+            if game.is_over:
+                break
+            assert board.pieces(game) == [
+                [label, color.value, king] for label, color, king in game.position.pieces()
+            ]
+            assert board.legal(game) == [move.to_dict() for move in game.legal_moves()]
+            game.play(chance.choice(game.legal_moves()))
