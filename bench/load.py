@@ -3,9 +3,11 @@ capacity, and two nodes on one Redis.
 
 1. Throughput, closed loop (each game moves as fast as the server relays): N games,
    S spectators each, on the memory store, on Redis with one node and with two
-   nodes (White on node 1, Black on node 2); then a bare WebSocket echo on the same
-   stack with the same socket count. Relay ratio = frames delivered per second by
-   the game server / the echo's frames per second.
+   nodes (White on node 1, Black on node 2); and a bare WebSocket echo on the same
+   stack with the same socket count, run before and after each game-server run (its
+   floor is their mean). Relay ratio = frames delivered per second by the game server
+   / the floor's frames per second. The memory store runs in rounds (three, two with
+   --quick), each against its own floor; its ratio is the rounds' median.
 2. Paced: G games at one move per P seconds each, one spectator each, one node
    (memory store): relay p99.
 3. Idle capacity: K spectator sockets held open by one node (memory store), from
@@ -29,6 +31,7 @@ import contextlib
 import json
 import os
 import shutil
+import statistics
 import sys
 import threading
 import time
@@ -66,19 +69,48 @@ def throughput(servers: list[loadgen.Server], games: int, spectators: int, secon
     return result
 
 
-def echo_floor(sockets: int, seconds: float) -> dict:
-    server = loadgen.start_echo()
+def echo_floor(server: loadgen.Server, sockets: int, seconds: float) -> dict:
     sampler = loadgen.CpuSampler([server])
     try:
         (run,) = loadgen.in_processes("echo", [(server.ws_url + "/echo", sockets, seconds)])
     finally:
         sampler.stop()
-        server.stop()
     per_s = run["round_trips"] / run["elapsed"]
     print(f"bare echo, {sockets} sockets: {per_s:.0f} frames/s, server CPU "
           f"{sampler.share(run['window']):.0%}, load generator {run['client_cpu']:.0%}",
           flush=True)
     return {"frames_per_s": round(per_s, 1)}
+
+
+class Bracketed:
+    """Game-server runs, each between two runs of the bare echo; a run's floor is the
+    mean of the echoes just before and after it.
+
+    This machine's speed drifts by a fifth from one minute to the next (its cores are
+    shared): a single echo, minutes from the run it was compared with, made the ratio
+    swing with the drift more than with the server.
+    """
+
+    def __init__(self, sockets: int, seconds: float) -> None:
+        self.sockets, self.seconds = sockets, seconds
+        self.echo = loadgen.start_echo()
+        # A first run is slower than the ones after it (a new server and client warming
+        # up): not counted, as it would lower the first floor.
+        print("warm-up:", end=" ")
+        echo_floor(self.echo, sockets, min(seconds, 4.0))
+        self.last = echo_floor(self.echo, sockets, seconds)["frames_per_s"]
+
+    def ratio(self, run: dict) -> float:
+        """``run``'s frames per second over its floor (the echo runs next, now)."""
+        after = echo_floor(self.echo, self.sockets, self.seconds)["frames_per_s"]
+        floor, self.last = (self.last + after) / 2, after
+        ratio = run["frames_per_s"] / floor
+        print(f"  {run['label']}: floor {floor:.0f} frames/s (echo before and after), "
+              f"relay ratio {ratio:.3f}", flush=True)
+        return ratio
+
+    def stop(self) -> None:
+        self.echo.stop()
 
 
 def paced(games: int, every_s: float, seconds: float) -> dict:
@@ -170,44 +202,57 @@ def main() -> int:
     print(f"cores {os.cpu_count()}, open-file limit {limit}, "
           f"{'quick' if quick else 'full'} run", flush=True)
 
+    # The memory store is measured in several rounds, each against its own floor; its
+    # ratio is their median.
+    rounds = 2 if quick else 3
+    segment = seconds * 0.6
+    bracket = Bracketed(sockets, segment)
+    memory_ratios = []
     memory = loadgen.start_kondavo()
     try:
-        mem = throughput([memory], games, args.spectators, seconds, "memory store, 1 node")
+        # Warmed up like the echo, and not counted.
+        throughput([memory], games, args.spectators, min(segment, 4.0), "warm-up: memory store")
+        for n in range(rounds):
+            run = throughput([memory], games, args.spectators, segment,
+                             f"memory store, 1 node, round {n + 1} of {rounds}")
+            memory_ratios.append(bracket.ratio(run))
     finally:
         memory.stop()
-    floor = echo_floor(sockets, seconds)
 
-    redis_one = redis_two = None
+    ratio_redis = redis_one = redis_two = None
     redis_server = shutil.which("redis-server") or (
         "/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists() else None)
-    if redis_server and not args.no_redis:
-        from relay_cluster import Redis
+    try:
+        if redis_server and not args.no_redis:
+            from relay_cluster import Redis
 
-        redis = Redis()
-        try:
-            for count in (1, 2):
-                redis.flush()
-                nodes = [loadgen.start_kondavo(redis.url) for _ in range(count)]
-                try:
-                    result = throughput(nodes, games, args.spectators, seconds,
-                                        f"redis, {count} node(s)")
-                finally:
-                    for node in nodes:
-                        node.stop()
-                if count == 1:
-                    redis_one = result
-                else:
-                    redis_two = result
-        finally:
-            redis.stop()
-    else:
-        print("redis: skipped (no redis-server, or --no-redis)")
+            redis = Redis()
+            try:
+                for count in (1, 2):
+                    redis.flush()
+                    nodes = [loadgen.start_kondavo(redis.url) for _ in range(count)]
+                    try:
+                        result = throughput(nodes, games, args.spectators, seconds,
+                                            f"redis, {count} node(s)")
+                    finally:
+                        for node in nodes:
+                            node.stop()
+                    if count == 1:
+                        redis_one = result
+                        ratio_redis = bracket.ratio(result)
+                    else:
+                        redis_two = result
+            finally:
+                redis.stop()
+        else:
+            print("redis: skipped (no redis-server, or --no-redis)")
+    finally:
+        bracket.stop()
 
     pace = paced(paced_games, args.pace, seconds * 2)
     capacity = idle(idle_sockets, 10.0 if quick else 20.0)
 
-    ratio_memory = mem["frames_per_s"] / floor["frames_per_s"]
-    ratio_redis = redis_one["frames_per_s"] / floor["frames_per_s"] if redis_one else None
+    ratio_memory = statistics.median(memory_ratios)
     speedup = (redis_two["moves_per_s"] / redis_one["moves_per_s"]
                if redis_one and redis_two else None)
     print(f"relay ratio memory {ratio_memory:.2f} (target >= 0.5), redis "
