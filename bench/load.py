@@ -196,7 +196,9 @@ def main() -> int:
     seconds = args.seconds or (8.0 if quick else 20.0)
     paced_games = args.paced_games or (500 if quick else 2000)
     limit = loadgen.raise_open_files()
-    idle_sockets = args.idle_sockets or (5000 if quick else min(20_000, limit) - 200)
+    # Every descriptor the open-file cap allows, but the server's own (23 at idle: the
+    # listening socket, the loop's, logs, the pool's pipes) and a little headroom.
+    idle_sockets = args.idle_sockets or (5000 if quick else min(20_000, limit) - 40)
     sockets = games * (2 + args.spectators)
     began = time.monotonic()
     print(f"cores {os.cpu_count()}, open-file limit {limit}, "
