@@ -97,11 +97,13 @@ def pieces(game: Game) -> list[list[Any]]:
 
 # The wire form of a legal move, by its rules and squares. The same steps and captures
 # recur in every game, and every move's event lists the legal moves that follow:
-# writing their labels afresh was about a microsecond a move. The dicts are shared, so
-# nothing may change one. Cleared when full rather than kept in order: refilling costs
-# what the cache saves on one event per entry.
+# writing their labels afresh cost about 7 us an event (nine legal moves). The dicts
+# are shared, so nothing may change one. Cleared when full rather than kept in order:
+# refilling costs what the cache saves on one event per entry. An entry is about
+# 0.75 KiB, so a full cache is about 15 MiB (900 random games of three rule sets
+# filled 5,740).
 _WIRE_MOVES: dict[tuple[Any, ...], dict[str, Any]] = {}
-_WIRE_MOVES_MAX = 100_000
+_WIRE_MOVES_MAX = 20_000
 
 
 def legal(game: Game) -> list[dict[str, Any]]:
