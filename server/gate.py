@@ -13,10 +13,12 @@ for the frames of a game in play.
 from __future__ import annotations
 
 import logging
+import struct
 from collections.abc import Callable
 from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
+from websockets.protocol import State
 
 from .limits import client_ip
 from .origin import origin_allowed
@@ -47,12 +49,21 @@ def frame_writer(send: Any) -> Callable[[bytes], bool] | None:
     returns False, having written nothing, whenever uvicorn's send would have to wait
     (the peer's buffer is full) or would refuse (closing, closed): the caller then
     queues the frame for the writer task, which waits and fails as before.
+
+    The fan-out hands the same bytes to every socket of a game, and a server's frame
+    is never masked, so the frame on the wire is the same for all of them: it is
+    built once (``_wire``) instead of by websockets' ``send_binary`` per socket, which
+    checks the state, makes a ``Frame``, checks it and serializes it through a
+    ``BytesIO``. That is only the same frame while the connection is open, mid no
+    fragmented message and with no extension (permessage-deflate is off): otherwise
+    the frame takes websockets' own path.
     """
     protocol: Any = getattr(send, "__self__", None)
     if type(protocol).__name__ != "WebSocketsSansIOProtocol":
         return None
     try:
         conn, transport, writable = protocol.conn, protocol.transport, protocol.writable
+        conn.state, conn.extensions, conn.writes, conn.expect_continuation_frame  # noqa: B018
     except AttributeError:
         return None
     send_binary, data_to_send, write = conn.send_binary, conn.data_to_send, transport.write
@@ -70,13 +81,44 @@ def frame_writer(send: Any) -> Callable[[bytes], bool] | None:
         # This runs inside the hub's fan-out, under another socket's command: nothing
         # may escape it. A socket that fails here is going; its writer task finds out.
         try:
-            send_binary(frame)
-            write(b"".join(data_to_send()))
+            if (
+                conn.state is _OPEN
+                and not conn.extensions
+                and not conn.expect_continuation_frame
+                and not conn.writes
+            ):
+                write(_wire(frame))
+            else:
+                send_binary(frame)
+                write(b"".join(data_to_send()))
         except Exception:
             return False
         return True
 
     return write_frame
+
+
+_OPEN = State.OPEN
+# The last payload framed and its frame: the fan-out writes one payload to every
+# socket of a game in turn. Holding the payload keeps its identity from being reused.
+_last_wire: list[bytes] = [b"", b""]
+
+
+def _wire(payload: bytes) -> bytes:
+    """``payload`` as one final, unmasked binary frame (RFC 6455 section 5.2)."""
+    last = _last_wire
+    if payload is last[0]:
+        return last[1]
+    n = len(payload)
+    if n < 126:
+        head = bytes((0x82, n))
+    elif n < 65536:
+        head = struct.pack("!BBH", 0x82, 126, n)
+    else:
+        head = struct.pack("!BBQ", 0x82, 127, n)
+    wire = head + payload
+    last[0], last[1] = payload, wire
+    return wire
 
 
 class Gate:

@@ -16,9 +16,11 @@ from collections.abc import AsyncIterator
 import uvicorn
 import websockets
 from conftest import TEST_SETTINGS, free_port
+from websockets.frames import Frame, Opcode
 
+from server import gate
 from server.__main__ import uvicorn_config
-from server.gate import frame_writer
+from server.gate import _wire, frame_writer
 
 
 class Probe:
@@ -64,8 +66,17 @@ async def test_a_frame_written_at_once_reaches_the_client_whole_and_in_order():
         assert write is not None, "the pinned uvicorn's protocol is not recognised"
         frames = [bytes([i]) * (i * 1000 + 1) for i in range(70)]  # past 126 and 65535
         assert all(write(frame) for frame in frames)
+        assert gate._last_wire[0] is frames[-1], "frames took websockets' own path"
         for frame in frames:
             assert await asyncio.wait_for(client.recv(), 5) == frame
+
+
+def test_the_frame_built_once_for_all_sockets_is_the_frame_websockets_would_send():
+    for n in (0, 1, 125, 126, 127, 65_535, 65_536, 70_000):
+        payload = bytes(range(256)) * (n // 256) + bytes(n % 256)
+        expected = Frame(Opcode.BINARY, payload).serialize(mask=False)
+        assert _wire(payload) == expected
+        assert _wire(payload) == expected  # and again, from the memo
 
 
 async def test_nothing_is_written_at_once_to_a_peer_that_has_gone():
