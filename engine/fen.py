@@ -103,13 +103,20 @@ def write_fen(pos: Position) -> str:
     # The server writes a FEN for every move: only the occupied squares are walked
     # (lowest bit first), then put in listing order where that is not the bit order.
     def listing(bits: int) -> str:
+        labels = []
+        if rank is None:  # bit order is listing order: each label as its bit is found
+            while bits:
+                low = bits & -bits
+                sq = low.bit_length() - 1
+                labels.append("K" + name[sq] if kings & low else name[sq])
+                bits ^= low
+            return ",".join(labels)
         squares = []
         while bits:
             low = bits & -bits
             squares.append(low.bit_length() - 1)
             bits ^= low
-        if rank is not None:
-            squares.sort(key=rank.__getitem__)
+        squares.sort(key=rank.__getitem__)
         return ",".join([("K" + name[sq]) if kings >> sq & 1 else name[sq] for sq in squares])
 
     side = "W" if pos.turn == 0 else "B"

@@ -84,15 +84,28 @@ def pieces(game: Game) -> list[list[Any]]:
     """[label, colour, king] of every piece, in square order (``Position.pieces``), built
     straight from the bitboards: it is sent with every move."""
     pos = game.position
-    name, white, kings = pos.rules.square_names, pos.white, pos.kings
+    table, white, kings = _piece_lists(pos.rules.id), pos.white, pos.kings
     occupied = white | pos.black
     out = []
     while occupied:
         low = occupied & -occupied
-        out.append([name[low.bit_length() - 1], "white" if white & low else "black",
-                    bool(kings & low)])
+        sq = low.bit_length() - 1
+        out.append(table[sq][(white >> sq & 1) << 1 | kings >> sq & 1])
         occupied ^= low
     return out
+
+
+@cache
+def _piece_lists(variant: str) -> dict[int, tuple[list[Any], ...]]:
+    """Each square's four wire pieces (black man, black king, white man, white king).
+
+    Shared by every board sent, so nothing may change one: building three-item lists
+    afresh for every piece of every move was half the cost of ``pieces``."""
+    names = get_rules(variant).square_names
+    return {
+        sq: tuple([name, colour, king] for colour in ("black", "white") for king in (False, True))
+        for sq, name in names.items()
+    }
 
 
 # The wire form of a legal move, by its rules and squares. The same steps and captures
@@ -109,7 +122,8 @@ _WIRE_MOVES_MAX = 20_000
 def legal(game: Game) -> list[dict[str, Any]]:
     wire, out = _WIRE_MOVES, []
     for move in game.legal_moves():
-        key = (move.rules, move.path, move.captured)
+        # By the rules' id: a tuple holding the Rules itself would call its __hash__.
+        key = (move.rules.id, move.path, move.captured)
         known = wire.get(key)
         if known is None:
             if len(wire) >= _WIRE_MOVES_MAX:

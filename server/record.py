@@ -41,7 +41,7 @@ class SeatRecord:
     def copy(self) -> SeatRecord:
         """A copy: every field is an immutable scalar or string."""
         twin = object.__new__(SeatRecord)
-        twin.__dict__.update(self.__dict__)
+        twin.__dict__ = self.__dict__.copy()
         return twin
 
 
@@ -147,21 +147,29 @@ class GameRecord:
 
     def copy(self) -> GameRecord:
         """A deep copy that shares only immutable leaves (as ``from_dict(to_dict())``)."""
-        # The room copies the record on every command: the moves (notation strings, by
-        # the field's type) and the seats (scalars only) are copied without a walk.
-        body: dict[str, Any] = {}
-        for k, v in self.__dict__.items():
-            if type(v) in _LEAVES:
-                body[k] = v
-            elif k == "moves":
-                body[k] = v.copy()
-            elif k == "seats":
-                body[k] = {side: None if s is None else s.copy() for side, s in v.items()}
+        # The room copies the record on every command. Every field that can hold a
+        # container has a default factory (a dataclass allows no mutable default), so
+        # the others are leaves, shared by a copy of the instance's dict; only the
+        # containers are copied: the moves (notation strings, by the field's type) and
+        # the seats (scalars only) without a walk.
+        body = self.__dict__.copy()
+        for name in _CONTAINERS:
+            value = body[name]
+            if name == "moves":
+                body[name] = value.copy()
+            elif name == "seats":
+                body[name] = {side: None if s is None else s.copy() for side, s in value.items()}
             else:
-                body[k] = _copied(v)
+                body[name] = _copied(value)
         twin = object.__new__(GameRecord)
-        twin.__dict__.update(body)
+        twin.__dict__ = body
         return twin
+
+
+# The fields of a record that hold containers: those made by a default factory.
+_CONTAINERS = tuple(
+    f.name for f in dataclasses.fields(GameRecord) if f.default_factory is not dataclasses.MISSING
+)
 
 
 # Immutable leaves: shared by copies, never walked. Checked by exact type first, as
