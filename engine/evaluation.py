@@ -1,11 +1,14 @@
 """Static evaluation for the search, one ``Evaluator`` per rule set.
 
 Every weight is derived from ``Rules`` fields (king range, board geometry, which
-rows men start on, whether men take kings), never from a variant's name. Per-square
-terms are stored as bit-planes: a table of small non-negative weights ``w[sq]`` is
-split into masks ``plane_k = {sq : bit k of w[sq] is set}``, so the weighted count
-of a bitboard is ``sum(popcount(bits & plane_k) << k)`` — a handful of ``bit_count``
-calls instead of a loop over pieces.
+rows men start on, whether men take kings), never from a variant's name. The men's
+per-square terms (middlegame and endgame advance, which wing) are packed into one
+number per square and summed a chunk of the board at a time: ``table[(bits >> shift)
+& mask]`` is the packed sum of that chunk's squares, so a weighted count is five
+lookups on 10x10 instead of a loop over pieces or a dozen ``bit_count`` calls. The
+kings' table is stored as bit-planes: weights ``w[sq]`` split into masks ``plane_k =
+{sq : bit k of w[sq] is set}``, so their weighted count is
+``sum(popcount(bits & plane_k) << k)``.
 
 Scores are in hundredths of a man, from the side to move's point of view.
 """
@@ -73,6 +76,30 @@ def weights_for(rules: Rules) -> Weights:
     )
 
 
+# Bits of one field of a packed per-square sum: room for any side's whole army.
+FIELD = 16
+_FIELD_MASK = (1 << FIELD) - 1
+# Squares per chunk table, at most: 2^12 entries a table.
+_CHUNK_BITS = 12
+_CHUNK_CACHE: dict[tuple[str, Weights], tuple] = {}
+
+
+def _chunks(weights: dict[int, int], bits: int) -> tuple[tuple[int, int, tuple[int, ...]], ...]:
+    """(shift, mask, table) chunks of a per-square table of non-negative weights:
+    ``table[(b >> shift) & mask]`` is the summed weight of the squares of bitboard ``b``
+    in that chunk, so a weighted count is a few lookups instead of a loop over pieces."""
+    n = -(-bits // _CHUNK_BITS)
+    width = -(-bits // n)
+    out = []
+    for shift in range(0, bits, width):
+        table = [0] * (1 << width)
+        for sub in range(1, 1 << width):
+            low = sub & -sub
+            table[sub] = table[sub ^ low] + weights.get(shift + low.bit_length() - 1, 0)
+        out.append((shift, (1 << width) - 1, tuple(table)))
+    return tuple(out)
+
+
 def _planes(weights: dict[int, int]) -> tuple[tuple[int, int], ...]:
     """(shift, mask) bit-planes of a per-square table of non-negative integer weights."""
     top = max(weights.values(), default=0)
@@ -125,13 +152,23 @@ class Evaluator:
                 if diagonal >> sq & 1:
                     k += w.king_diagonal
                 kpst[side][sq] = k
-        self.men_mid = (_planes(mid[0]), _planes(mid[1]))
-        self.men_end = (_planes(end[0]), _planes(end[1]))
         self.king_pst = (_planes(kpst[0]), _planes(kpst[1]))
         self.step_dirs = t.step_dirs
         self.mask = board.mask
-        self.left = sum(1 << sq for sq, (col, _) in board.coords.items() if 2 * col < cols - 1)
-        self.right = sum(1 << sq for sq, (col, _) in board.coords.items() if 2 * col > cols - 1)
+        left = {sq for sq, (col, _) in board.coords.items() if 2 * col < cols - 1}
+        right = {sq for sq, (col, _) in board.coords.items() if 2 * col > cols - 1}
+        # Each man's middlegame and endgame weights and its wing, packed into one number
+        # per square (FIELD bits each), summed a chunk of the board at a time.
+        # The tables are built once per rule set and weights (tens of thousands of sums).
+        chunks = _CHUNK_CACHE.get((rules.id, w))
+        if chunks is None:
+            packed = [{sq: (mid[side][sq] | end[side][sq] << FIELD | (sq in left) << 2 * FIELD
+                            | (sq in right) << 3 * FIELD) for sq in board.coords}
+                      for side in (0, 1)]
+            bits = board.mask.bit_length()
+            chunks = _CHUNK_CACHE[(rules.id, w)] = (_chunks(packed[0], bits),
+                                                    _chunks(packed[1], bits))
+        self.men_chunks = chunks
 
     # --- scoring -------------------------------------------------------------------
 
@@ -155,18 +192,14 @@ class Evaluator:
         # Men: blend of the middlegame and endgame tables by how many men are left.
         men = nwm + nbm
         if men:
-            pm_w, pm_b = self.men_mid
-            mid = 0
-            for k, mask in pm_w:
-                mid += (wm & mask).bit_count() << k
-            for k, mask in pm_b:
-                mid -= (bm & mask).bit_count() << k
-            pe_w, pe_b = self.men_end
-            end = 0
-            for k, mask in pe_w:
-                end += (wm & mask).bit_count() << k
-            for k, mask in pe_b:
-                end -= (bm & mask).bit_count() << k
+            ws = bs = 0
+            ch_w, ch_b = self.men_chunks
+            for shift, cmask, table in ch_w:
+                ws += table[(wm >> shift) & cmask]
+            for shift, cmask, table in ch_b:
+                bs += table[(bm >> shift) & cmask]
+            mid = (ws & _FIELD_MASK) - (bs & _FIELD_MASK)
+            end = (ws >> FIELD & _FIELD_MASK) - (bs >> FIELD & _FIELD_MASK)
             phase = min(men, self.start_total)
             score += (mid * phase + end * (self.start_total - phase)) // self.start_total
 
@@ -181,9 +214,8 @@ class Evaluator:
 
             # Balance: men spread evenly over both wings, while many are left.
             if phase * 2 > self.start_total:
-                left, right = self.left, self.right
-                bal = (abs((wm & left).bit_count() - (wm & right).bit_count())
-                       - abs((bm & left).bit_count() - (bm & right).bit_count()))
+                bal = (abs((ws >> 2 * FIELD & _FIELD_MASK) - (ws >> 3 * FIELD))
+                       - abs((bs >> 2 * FIELD & _FIELD_MASK) - (bs >> 3 * FIELD)))
                 score -= bal * self.weights.balance
 
         if wk or bk:
