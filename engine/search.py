@@ -149,6 +149,7 @@ class Searcher:
         self.rules = rules
         self.params = params or SearchParams()
         self.evaluator = evaluator or Evaluator(rules)
+        self._score = self.evaluator.score
         self.t = tables_for(rules)
         self.rng = random.Random(self.params.seed)
         size = max(rules.board.squares) + 1
@@ -395,8 +396,8 @@ class Searcher:
 
     def _static(self, own, opp, kings, turn) -> int:
         if turn == 0:
-            return self.evaluator.evaluate(own, opp, kings, 0)
-        return self.evaluator.evaluate(opp, own, kings, 1)
+            return self._score(own, opp, kings, 0)
+        return self._score(opp, own, kings, 1)
 
     def _can_step(self, own, opp, kings, turn) -> bool:
         """Whether the side to move has a quiet move (it has no capture here)."""
@@ -436,9 +437,9 @@ class Searcher:
             if not self._can_step(own, opp, kings, turn):
                 score = -WIN  # blocked: no legal move loses
             elif turn == 0:
-                score = self.evaluator.evaluate(own, opp, kings, 0)
+                score = self._score(own, opp, kings, 0)
             else:
-                score = self.evaluator.evaluate(opp, own, kings, 1)
+                score = self._score(opp, own, kings, 1)
             if len(self._evals) < EVAL_CACHE:
                 self._evals[h] = score
             return score + ply if score == -WIN else score
