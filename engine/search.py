@@ -413,8 +413,10 @@ class Searcher:
                     return True
         return False
 
-    def _quiesce(self, own, opp, kings, turn, alpha, beta, ply, h) -> int:
-        """Play out forced captures; score the first quiet position."""
+    def _quiesce(self, own, opp, kings, turn, depth, alpha, beta, ply, h) -> int:
+        """Play out forced captures; score the first quiet position. ``depth`` is
+        ignored: the arguments are ``_negamax``'s, so a node whose children are all at
+        the horizon calls this directly instead of through ``_negamax``."""
         self.nodes += 1
         if not self.nodes & 511:
             self._check_budget()
@@ -453,7 +455,8 @@ class Searcher:
         play = self._play
         for m in moves:
             c_own, c_opp, c_kings, c_h = play(own, opp, kings, turn, h, m)
-            score = -self._quiesce(c_own, c_opp, c_kings, turn ^ 1, -beta, -alpha, ply + 1, c_h)
+            score = -self._quiesce(c_own, c_opp, c_kings, turn ^ 1, 0, -beta, -alpha, ply + 1,
+                                   c_h)
             if score > best:
                 best = score
                 if score > alpha:
@@ -464,7 +467,7 @@ class Searcher:
 
     def _negamax(self, own, opp, kings, turn, depth, alpha, beta, ply, key) -> int:
         if depth <= 0:
-            return self._quiesce(own, opp, kings, turn, alpha, beta, ply, key)
+            return self._quiesce(own, opp, kings, turn, 0, alpha, beta, ply, key)
         self.nodes += 1
         if not self.nodes & 511:
             self._check_budget()
@@ -545,21 +548,23 @@ class Searcher:
         path_set = self._path
         path_set.add(key)
         play = self._play
+        child = self._quiesce if new_depth <= 0 else self._negamax
         try:
             for i, m in enumerate(moves):
                 c_own, c_opp, k, c_key = play(own, opp, kings, turn, key, m)
                 if i == 0:
-                    score = -self._negamax(c_own, c_opp, k, turn ^ 1, new_depth, -beta, -alpha,
-                                           ply + 1, c_key)
+                    score = -child(c_own, c_opp, k, turn ^ 1, new_depth, -beta, -alpha, ply + 1,
+                                   c_key)
                 else:
                     d = new_depth
                     if reduce_ok and i >= 3 and not m.promotes:
                         d -= 1  # late quiet moves: look shallower first
-                    score = -self._negamax(c_own, c_opp, k, turn ^ 1, d, -alpha - 1, -alpha,
-                                           ply + 1, c_key)
+                    # (reductions need depth >= 3: only a ``_negamax`` child is reduced)
+                    score = -child(c_own, c_opp, k, turn ^ 1, d, -alpha - 1, -alpha, ply + 1,
+                                   c_key)
                     if score > alpha and (d < new_depth or score < beta):
-                        score = -self._negamax(c_own, c_opp, k, turn ^ 1, new_depth, -beta,
-                                               -alpha, ply + 1, c_key)
+                        score = -child(c_own, c_opp, k, turn ^ 1, new_depth, -beta, -alpha,
+                                       ply + 1, c_key)
                 if score > best:
                     best, best_move = score, m
                     if score > alpha:
