@@ -1,5 +1,5 @@
-"""Engine benchmark: perft nodes/s and move-generation time for every rule set,
-against py-draughts on the same positions in the same run.
+"""Engine benchmark: perft nodes/s, move-generation time and search nodes/s for every rule
+set, against py-draughts on the same positions in the same run (perft and move generation).
 
     .venv/bin/python bench/engine.py [--py-draughts /path/to/other-venv/bin/python]
 
@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import VARIANTS, Position, get_rules  # noqa: E402
 from engine.perft import perft_fast, perft_public  # noqa: E402
+from engine.search import Searcher, SearchParams  # noqa: E402
 
 COMPARED = {"international": "StandardBoard", "brazilian": "BrazilianBoard",
             "russian": "RussianBoard"}
@@ -92,6 +93,30 @@ def midgame(variant: str) -> Position:
             return pos
 
 
+def search_positions(variant: str, count: int) -> list[Position]:
+    """``count`` reproducible positions 16-40 random plies in, no capture pending."""
+    rules = get_rules(variant)
+    rng = random.Random(2026)
+    out: list[Position] = []
+    while len(out) < count:
+        pos = Position.start(rules)
+        for _ in range(rng.randint(16, 40)):
+            moves = pos.legal_moves()
+            if not moves:
+                break
+            pos = pos.play(rng.choice(moves))
+        if pos.legal_moves() and not pos.has_capture() and len(pos.legal_moves()) >= 5:
+            out.append(pos)
+    return out
+
+
+def search_nodes(positions: list[Position], depth: int) -> int:
+    """Nodes of level 8's search (forward pruning, reductions) to a fixed depth, a fresh
+    searcher a position: the same tree in every run, so only the time can change."""
+    return sum(Searcher(pos.rules).search(pos, params=SearchParams(max_depth=depth, seed=1)).nodes
+               for pos in positions)
+
+
 def timed(fn, *args) -> tuple[int, float]:
     start = time.perf_counter()
     result = fn(*args)
@@ -142,10 +167,12 @@ def main() -> None:
                         help="time the public-API perft on trees of at least this many leaves")
     parser.add_argument("--calls", type=int, default=500,
                         help="move generations per timed chunk")
+    parser.add_argument("--search-depth", type=int, default=6,
+                        help="plies of the fixed-depth search timed on 8 positions a rule set")
     args = parser.parse_args()
 
     figures: dict = {"perft_nps": {}, "perft_public_nps": {}, "movegen_us": {},
-                     "vs_py_draughts": {}}
+                     "search_nps": {}, "vs_py_draughts": {}}
     starts = {v: Position.start(get_rules(v)) for v in VARIANTS}
     mids = {v: midgame(v) for v in VARIANTS}
     fast_depth = {v: depth_for(starts[v], args.fast_leaves) for v in VARIANTS}
@@ -153,6 +180,9 @@ def main() -> None:
     fast = dict.fromkeys(VARIANTS, 0.0)
     public = dict.fromkeys(VARIANTS, 0.0)
     gen = {v: {"start": float("inf"), "midgame": float("inf")} for v in VARIANTS}
+    searched = {v: search_positions(v, 8) for v in VARIANTS}
+    search = dict.fromkeys(VARIANTS, 0.0)
+    search_tree = dict.fromkeys(VARIANTS, 0)
     theirs: dict[str, dict] = {}
     # Rounds go over every rule set in turn and keep each one's best figure: the machine
     # is shared, and interleaving spreads its noise evenly over all of them.
@@ -165,6 +195,8 @@ def main() -> None:
             public[variant] = max(public[variant], nodes_pub / secs_pub)
             for name, pos in (("start", start), ("midgame", mid)):
                 gen[variant][name] = min(gen[variant][name], movegen_us(pos, args.calls))
+            search_tree[variant], secs = timed(search_nodes, searched[variant], args.search_depth)
+            search[variant] = max(search[variant], search_tree[variant] / secs)
             if args.py_draughts and variant in COMPARED:
                 fens = {"start": numeric_fen(start), "midgame": numeric_fen(mid)}
                 got = run_py_draughts(args.py_draughts, COMPARED[variant],
@@ -185,9 +217,12 @@ def main() -> None:
         figures["perft_nps"][variant] = round(fast[variant])
         figures["perft_public_nps"][variant] = round(public[variant])
         figures["movegen_us"][variant] = {k: round(v, 2) for k, v in gen[variant].items()}
+        figures["search_nps"][variant] = round(search[variant])
         print(f"{variant:<14} {fast[variant]:>12,.0f} n/s (d{fast_depth[variant]}) "
               f"{public[variant]:>12,.0f} n/s (d{public_depth[variant]}) "
-              f"{gen[variant]['start']:>11.2f} us {gen[variant]['midgame']:>9.2f} us")
+              f"{gen[variant]['start']:>11.2f} us {gen[variant]['midgame']:>9.2f} us "
+              f"{search[variant]:>9,.0f} n/s search ({search_tree[variant]} nodes, "
+              f"d{args.search_depth})")
         if variant in theirs:
             their_nps = theirs[variant]["perft"]["nodes"] / theirs[variant]["perft"]["seconds"]
             their_gen = theirs[variant]["movegen"]

@@ -1,17 +1,21 @@
 """Static evaluation for the search, one ``Evaluator`` per rule set.
 
 Every weight is derived from ``Rules`` fields (king range, board geometry, which
-rows men start on, whether men take kings), never from a variant's name. Per-square
-terms are stored as bit-planes: a table of small non-negative weights ``w[sq]`` is
-split into masks ``plane_k = {sq : bit k of w[sq] is set}``, so the weighted count
-of a bitboard is ``sum(popcount(bits & plane_k) << k)`` — a handful of ``bit_count``
-calls instead of a loop over pieces.
+rows men start on, whether men take kings), never from a variant's name. The men's
+per-square terms (middlegame and endgame advance, which wing) are packed into one
+number per square and summed a chunk of the board at a time: ``table[(bits >> shift)
+& mask]`` is the packed sum of that chunk's squares, so a weighted count is five
+lookups on 10x10 instead of a loop over pieces or a dozen ``bit_count`` calls. The
+kings' table is stored as bit-planes: weights ``w[sq]`` split into masks ``plane_k =
+{sq : bit k of w[sq] is set}``, so their weighted count is
+``sum(popcount(bits & plane_k) << k)``.
 
 Scores are in hundredths of a man, from the side to move's point of view.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -73,6 +77,31 @@ def weights_for(rules: Rules) -> Weights:
     )
 
 
+# Bits of one field of a packed per-square sum: room for any side's whole army.
+FIELD = 16
+_FIELD_MASK = (1 << FIELD) - 1
+# Squares per chunk table, at most: 2^12 entries a table.
+_CHUNK_BITS = 12
+_CHUNK_CACHE: dict[tuple[str, Weights], tuple] = {}
+_UNROLLED = 6  # chunks a side the evaluation reads (Turkish's 71 bits need six)
+
+
+def _chunks(weights: dict[int, int], bits: int) -> tuple[tuple[int, int, tuple[int, ...]], ...]:
+    """(shift, mask, table) chunks of a per-square table of non-negative weights:
+    ``table[(b >> shift) & mask]`` is the summed weight of the squares of bitboard ``b``
+    in that chunk, so a weighted count is a few lookups instead of a loop over pieces."""
+    n = -(-bits // _CHUNK_BITS)
+    width = -(-bits // n)
+    out = []
+    for shift in range(0, bits, width):
+        table = [0] * (1 << width)
+        for sub in range(1, 1 << width):
+            low = sub & -sub
+            table[sub] = table[sub ^ low] + weights.get(shift + low.bit_length() - 1, 0)
+        out.append((shift, (1 << width) - 1, tuple(table)))
+    return tuple(out)
+
+
 def _planes(weights: dict[int, int]) -> tuple[tuple[int, int], ...]:
     """(shift, mask) bit-planes of a per-square table of non-negative integer weights."""
     top = max(weights.values(), default=0)
@@ -125,87 +154,113 @@ class Evaluator:
                 if diagonal >> sq & 1:
                     k += w.king_diagonal
                 kpst[side][sq] = k
-        self.men_mid = (_planes(mid[0]), _planes(mid[1]))
-        self.men_end = (_planes(end[0]), _planes(end[1]))
         self.king_pst = (_planes(kpst[0]), _planes(kpst[1]))
         self.step_dirs = t.step_dirs
         self.mask = board.mask
-        self.left = sum(1 << sq for sq, (col, _) in board.coords.items() if 2 * col < cols - 1)
-        self.right = sum(1 << sq for sq, (col, _) in board.coords.items() if 2 * col > cols - 1)
+        left = {sq for sq, (col, _) in board.coords.items() if 2 * col < cols - 1}
+        right = {sq for sq, (col, _) in board.coords.items() if 2 * col > cols - 1}
+        # Each man's middlegame and endgame weights and its wing, packed into one number
+        # per square (FIELD bits each), summed a chunk of the board at a time.
+        # The tables are built once per rule set and weights (tens of thousands of sums).
+        chunks = _CHUNK_CACHE.get((rules.id, w))
+        if chunks is None:
+            packed = [{sq: (mid[side][sq] | end[side][sq] << FIELD | (sq in left) << 2 * FIELD
+                            | (sq in right) << 3 * FIELD) for sq in board.coords}
+                      for side in (0, 1)]
+            bits = board.mask.bit_length()
+            chunks = _CHUNK_CACHE[(rules.id, w)] = (_chunks(packed[0], bits),
+                                                    _chunks(packed[1], bits))
+        self.men_chunks = chunks
+
+        self.score = self._scorer()
 
     # --- scoring -------------------------------------------------------------------
 
     def evaluate(self, white: int, black: int, kings: int, turn: int) -> int:
         """Score of the position for the side to move (``turn`` 0 = White)."""
-        wm = white & ~kings
-        bm = black & ~kings
-        wk = white & kings
-        bk = black & kings
-        nwm, nbm = wm.bit_count(), bm.bit_count()
-        nwk, nbk = wk.bit_count(), bk.bit_count()
-        kv = self.king_value
-        w_mat = nwm * MAN + nwk * kv
-        b_mat = nbm * MAN + nbk * kv
-        if not black:
-            return WIN if turn == 0 else -WIN
-        if not white:
-            return -WIN if turn == 0 else WIN
-        score = w_mat - b_mat
+        return self.score(white, black, kings, turn)
 
-        # Men: blend of the middlegame and endgame tables by how many men are left.
-        men = nwm + nbm
-        if men:
-            pm_w, pm_b = self.men_mid
-            mid = 0
-            for k, mask in pm_w:
-                mid += (wm & mask).bit_count() << k
-            for k, mask in pm_b:
-                mid -= (bm & mask).bit_count() << k
-            pe_w, pe_b = self.men_end
-            end = 0
-            for k, mask in pe_w:
-                end += (wm & mask).bit_count() << k
-            for k, mask in pe_b:
-                end -= (bm & mask).bit_count() << k
-            phase = min(men, self.start_total)
-            score += (mid * phase + end * (self.start_total - phase)) // self.start_total
+    def _scorer(self) -> Callable[[int, int, int, int], int]:
+        """``evaluate`` as a plain function over its tables, the search's hot path: the
+        constants are closure cells, not attributes, and the chunk lookups are unrolled
+        (short boards are padded with empty chunks)."""
+        kv, flying, start_total = self.king_value, self.flying, self.start_total
+        w = self.weights
+        mobility, balance, tempo, trade = w.mobility, w.balance, w.tempo, w.trade_bonus
+        trade_div = 32 * start_total
+        mask = self.mask
+        w_dirs, b_dirs = self.step_dirs
+        kp_w, kp_b = self.king_pst
+        fm = _FIELD_MASK
+        empty_chunk = (0, 0, (0,))
+        if max(len(c) for c in self.men_chunks) > _UNROLLED:
+            raise ValueError(f"a board of more than {_UNROLLED} chunks")
+        cw = self.men_chunks[0] + (empty_chunk,) * (_UNROLLED - len(self.men_chunks[0]))
+        cb = self.men_chunks[1] + (empty_chunk,) * (_UNROLLED - len(self.men_chunks[1]))
+        (a0, m0, t0), (a1, m1, t1), (a2, m2, t2), (a3, m3, t3), (a4, m4, t4), (a5, m5, t5) = cw
+        (b0, n0, u0), (b1, n1, u1), (b2, n2, u2), (b3, n3, u3), (b4, n4, u4), (b5, n5, u5) = cb
 
-            # Mobility: free steps of the men, set-wise.
-            empty = self.mask & ~(white | black)
-            mob = 0
-            for d in self.step_dirs[0]:
-                mob += (((wm << d) if d > 0 else (wm >> -d)) & empty).bit_count()
-            for d in self.step_dirs[1]:
-                mob -= (((bm << d) if d > 0 else (bm >> -d)) & empty).bit_count()
-            score += mob * self.weights.mobility
+        def score(white: int, black: int, kings: int, turn: int) -> int:
+            if not black:
+                return WIN if turn == 0 else -WIN
+            if not white:
+                return -WIN if turn == 0 else WIN
+            wm = white & ~kings
+            bm = black & ~kings
+            wk = white & kings
+            bk = black & kings
+            nwm, nbm = wm.bit_count(), bm.bit_count()
+            nwk, nbk = wk.bit_count(), bk.bit_count()
+            w_mat = nwm * MAN + nwk * kv
+            b_mat = nbm * MAN + nbk * kv
+            score = lead = w_mat - b_mat
 
-            # Balance: men spread evenly over both wings, while many are left.
-            if phase * 2 > self.start_total:
-                left, right = self.left, self.right
-                bal = (abs((wm & left).bit_count() - (wm & right).bit_count())
-                       - abs((bm & left).bit_count() - (bm & right).bit_count()))
-                score -= bal * self.weights.balance
+            # Men: blend of the middlegame and endgame tables by how many men are left.
+            men = nwm + nbm
+            if men:
+                ws = (t0[wm >> a0 & m0] + t1[wm >> a1 & m1] + t2[wm >> a2 & m2]
+                      + t3[wm >> a3 & m3] + t4[wm >> a4 & m4] + t5[wm >> a5 & m5])
+                bs = (u0[bm >> b0 & n0] + u1[bm >> b1 & n1] + u2[bm >> b2 & n2]
+                      + u3[bm >> b3 & n3] + u4[bm >> b4 & n4] + u5[bm >> b5 & n5])
+                mid = (ws & fm) - (bs & fm)
+                end = (ws >> FIELD & fm) - (bs >> FIELD & fm)
+                phase = men if men < start_total else start_total
+                score += (mid * phase + end * (start_total - phase)) // start_total
 
-        if wk or bk:
-            kp_w, kp_b = self.king_pst
-            for k, mask in kp_w:
-                score += (wk & mask).bit_count() << k
-            for k, mask in kp_b:
-                score -= (bk & mask).bit_count() << k
+                # Mobility: free steps of the men, set-wise.
+                empty = mask & ~(white | black)
+                mob = 0
+                for d in w_dirs:
+                    mob += (((wm << d) if d > 0 else (wm >> -d)) & empty).bit_count()
+                for d in b_dirs:
+                    mob -= (((bm << d) if d > 0 else (bm >> -d)) & empty).bit_count()
+                score += mob * mobility
 
-        # Trading down when ahead: the lead counts more the fewer pieces remain.
-        lead = w_mat - b_mat
-        if lead:
-            total = nwm + nbm + nwk + nbk
-            score += lead * self.weights.trade_bonus * (self.start_total - total) // (
-                32 * self.start_total)
-            # A lone flying king holds a draw against a few pieces: damp the score.
-            if self.flying and ((lead > 0 and nbk == 1 and not nbm and nwm + nwk <= 3)
-                                or (lead < 0 and nwk == 1 and not nwm and nbm + nbk <= 3)):
-                score //= 4
+                # Balance: men spread evenly over both wings, while many are left.
+                if phase * 2 > start_total:
+                    bal = (abs((ws >> 2 * FIELD & fm) - (ws >> 3 * FIELD))
+                           - abs((bs >> 2 * FIELD & fm) - (bs >> 3 * FIELD)))
+                    score -= bal * balance
 
-        score = score if turn == 0 else -score
-        return score + self.weights.tempo
+            if wk or bk:
+                for k, plane in kp_w:
+                    score += (wk & plane).bit_count() << k
+                for k, plane in kp_b:
+                    score -= (bk & plane).bit_count() << k
+
+            # Trading down when ahead: the lead counts more the fewer pieces remain.
+            if lead:
+                total = nwm + nbm + nwk + nbk
+                score += lead * trade * (start_total - total) // trade_div
+                # A lone flying king holds a draw against a few pieces: damp the score.
+                if flying and ((lead > 0 and nbk == 1 and not nbm and nwm + nwk <= 3)
+                               or (lead < 0 and nwk == 1 and not nwm and nbm + nbk <= 3)):
+                    score //= 4
+
+            score = score if turn == 0 else -score
+            return score + tempo
+
+        return score
 
 
 def evaluate(position: Position) -> int:

@@ -52,6 +52,10 @@ PROBCUT_MARGIN = 10
 # How far past its time limit a search may run to complete its ``min_depth``.
 FLOOR_OVERRUN = 3.0
 EVAL_CACHE = 1 << 18  # entries of the static-score cache
+# Entries of the legal-move cache (about 0.4 kB each on 10x10: some 27 MB when full).
+# Iterative deepening and transpositions generate the moves of a position again and
+# again; a colliding key could only mislead one line of the search, never the root.
+MOVE_CACHE = 1 << 16
 
 
 # A table entry: (depth, score, bound, best move as (start, end, captured mask)).
@@ -145,6 +149,7 @@ class Searcher:
         self.rules = rules
         self.params = params or SearchParams()
         self.evaluator = evaluator or Evaluator(rules)
+        self._score = self.evaluator.score
         self.t = tables_for(rules)
         self.rng = random.Random(self.params.seed)
         size = max(rules.board.squares) + 1
@@ -155,6 +160,8 @@ class Searcher:
         self.tt: dict[int, _Entry] = {}
         # Static scores of quiet positions (they do not depend on the path or window).
         self._evals: dict[int, int] = {}
+        # Legal moves by key, in the generator's order (never sorted in place).
+        self._moves: dict[int, list[Move]] = {}
         self.history = [0] * (size * size)
         self.killers = [[-1, -1] for _ in range(MAX_PLY + 2)]
         self.nodes = 0
@@ -206,6 +213,8 @@ class Searcher:
             self.tt.clear()
         if len(self._evals) >= EVAL_CACHE:
             self._evals.clear()
+        if len(self._moves) >= MOVE_CACHE:
+            self._moves.clear()
         # Age the history so an old game's statistics fade.
         self.history = [h >> 2 for h in self.history]
         for k in self.killers:
@@ -387,8 +396,8 @@ class Searcher:
 
     def _static(self, own, opp, kings, turn) -> int:
         if turn == 0:
-            return self.evaluator.evaluate(own, opp, kings, 0)
-        return self.evaluator.evaluate(opp, own, kings, 1)
+            return self._score(own, opp, kings, 0)
+        return self._score(opp, own, kings, 1)
 
     def _can_step(self, own, opp, kings, turn) -> bool:
         """Whether the side to move has a quiet move (it has no capture here)."""
@@ -404,37 +413,50 @@ class Searcher:
                     return True
         return False
 
-    def _quiesce(self, own, opp, kings, turn, alpha, beta, ply, h) -> int:
-        """Play out forced captures; score the first quiet position."""
+    def _quiesce(self, own, opp, kings, turn, depth, alpha, beta, ply, h) -> int:
+        """Play out forced captures; score the first quiet position. ``depth`` is
+        ignored: the arguments are ``_negamax``'s, so a node whose children are all at
+        the horizon calls this directly instead of through ``_negamax``."""
         self.nodes += 1
         if not self.nodes & 511:
             self._check_budget()
+        # A position in the score cache is quiet: no capture to look for.
+        score = self._evals.get(h)
+        if score is not None:
+            return score + ply if score == -WIN else score
         t = self.t
-        if not has_capture(t, own, opp, kings, turn):
+        moves = self._moves.get(h)
+        if moves is None:
+            if has_capture(t, own, opp, kings, turn):
+                moves = capture_moves(t, own, opp, kings, turn)
+                if len(self._moves) < MOVE_CACHE:
+                    self._moves[h] = moves
+        elif not moves or not moves[0].capmask:
+            moves = None  # the cached moves are quiet ones
+        if moves is None:
             if not own:
                 return -WIN + ply
-            score = self._evals.get(h)
-            if score is None:
-                if not self._can_step(own, opp, kings, turn):
-                    score = -WIN  # blocked: no legal move loses
-                elif turn == 0:
-                    score = self.evaluator.evaluate(own, opp, kings, 0)
-                else:
-                    score = self.evaluator.evaluate(opp, own, kings, 1)
-                if len(self._evals) < EVAL_CACHE:
-                    self._evals[h] = score
+            if not self._can_step(own, opp, kings, turn):
+                score = -WIN  # blocked: no legal move loses
+            elif turn == 0:
+                score = self._score(own, opp, kings, 0)
+            else:
+                score = self._score(opp, own, kings, 1)
+            if len(self._evals) < EVAL_CACHE:
+                self._evals[h] = score
             return score + ply if score == -WIN else score
         if ply >= MAX_PLY:
             return self._static(own, opp, kings, turn)
-        moves = capture_moves(t, own, opp, kings, turn)
         if len(moves) > 1:
-            # Most pieces first, then crowning moves.
-            moves.sort(key=lambda m: -(len(m.captured) * 2 + m.promotes))
+            # Most pieces first, then crowning moves (a sorted copy: the cache keeps the
+            # generator's order, which the full-width nodes sort by their own keys).
+            moves = sorted(moves, key=lambda m: -(len(m.captured) * 2 + m.promotes))
         best = -INF
         play = self._play
         for m in moves:
             c_own, c_opp, c_kings, c_h = play(own, opp, kings, turn, h, m)
-            score = -self._quiesce(c_own, c_opp, c_kings, turn ^ 1, -beta, -alpha, ply + 1, c_h)
+            score = -self._quiesce(c_own, c_opp, c_kings, turn ^ 1, 0, -beta, -alpha, ply + 1,
+                                   c_h)
             if score > best:
                 best = score
                 if score > alpha:
@@ -445,7 +467,7 @@ class Searcher:
 
     def _negamax(self, own, opp, kings, turn, depth, alpha, beta, ply, key) -> int:
         if depth <= 0:
-            return self._quiesce(own, opp, kings, turn, alpha, beta, ply, key)
+            return self._quiesce(own, opp, kings, turn, 0, alpha, beta, ply, key)
         self.nodes += 1
         if not self.nodes & 511:
             self._check_budget()
@@ -473,8 +495,11 @@ class Searcher:
                 elif e_score <= alpha:
                     return e_score
 
-        t = self.t
-        moves = legal_moves(t, own, opp, kings, turn)
+        moves = self._moves.get(key)
+        if moves is None:
+            moves = legal_moves(self.t, own, opp, kings, turn)
+            if len(self._moves) < MOVE_CACHE:
+                self._moves[key] = moves
         n = len(moves)
         if not n:
             return -WIN + ply  # no piece or no move: the side to move has lost
@@ -523,21 +548,23 @@ class Searcher:
         path_set = self._path
         path_set.add(key)
         play = self._play
+        child = self._quiesce if new_depth <= 0 else self._negamax
         try:
             for i, m in enumerate(moves):
                 c_own, c_opp, k, c_key = play(own, opp, kings, turn, key, m)
                 if i == 0:
-                    score = -self._negamax(c_own, c_opp, k, turn ^ 1, new_depth, -beta, -alpha,
-                                           ply + 1, c_key)
+                    score = -child(c_own, c_opp, k, turn ^ 1, new_depth, -beta, -alpha, ply + 1,
+                                   c_key)
                 else:
                     d = new_depth
                     if reduce_ok and i >= 3 and not m.promotes:
                         d -= 1  # late quiet moves: look shallower first
-                    score = -self._negamax(c_own, c_opp, k, turn ^ 1, d, -alpha - 1, -alpha,
-                                           ply + 1, c_key)
+                    # (reductions need depth >= 3: only a ``_negamax`` child is reduced)
+                    score = -child(c_own, c_opp, k, turn ^ 1, d, -alpha - 1, -alpha, ply + 1,
+                                   c_key)
                     if score > alpha and (d < new_depth or score < beta):
-                        score = -self._negamax(c_own, c_opp, k, turn ^ 1, new_depth, -beta,
-                                               -alpha, ply + 1, c_key)
+                        score = -child(c_own, c_opp, k, turn ^ 1, new_depth, -beta, -alpha,
+                                       ply + 1, c_key)
                 if score > best:
                     best, best_move = score, m
                     if score > alpha:

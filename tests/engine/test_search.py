@@ -230,6 +230,23 @@ def test_the_evaluation_scores_a_position_as_its_colour_reversed_mirror(variant)
         assert abs(evaluator.evaluate(pos.white, pos.black, pos.kings, pos.turn) - mirror) <= 3
 
 
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_the_chunked_men_tables_sum_as_the_men_one_by_one(variant):
+    # The packed chunk tables must give a set of men the sum of its men's own weights.
+    rules = get_rules(variant)
+    evaluator = Evaluator(rules)
+
+    def packed(side: int, men: int) -> int:
+        return sum(table[(men >> shift) & mask]
+                   for shift, mask, table in evaluator.men_chunks[side])
+
+    for pos in _random_positions(variant, 30, seed=5):
+        for side, men in ((0, pos.white & ~pos.kings), (1, pos.black & ~pos.kings)):
+            one_by_one = sum(packed(side, 1 << sq) for sq in rules.board.squares
+                             if men >> sq & 1)
+            assert packed(side, men) == one_by_one
+
+
 def test_a_king_is_worth_more_where_kings_fly():
     worth = {v: Evaluator(r).king_value for v, r in VARIANTS.items()}
     for v, r in VARIANTS.items():
