@@ -101,13 +101,14 @@ def frame_writer(send: Any) -> Callable[[bytes], bool] | None:
 _OPEN = State.OPEN
 # The last payload framed and its frame: the fan-out writes one payload to every
 # socket of a game in turn. Holding the payload keeps its identity from being reused.
-_last_wire: list[bytes] = [b"", b""]
+# None to start with: b"" is a shared object, so it could not mark "nothing yet".
+_last_wire: list[bytes | None] = [None, None]
 
 
 def _wire(payload: bytes) -> bytes:
     """``payload`` as one final, unmasked binary frame (RFC 6455 section 5.2)."""
     last = _last_wire
-    if payload is last[0]:
+    if payload is last[0] and last[1] is not None:
         return last[1]
     n = len(payload)
     if n < 126:
