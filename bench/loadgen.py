@@ -263,7 +263,7 @@ class _Table:
         self.pace, self.until = pace, until
         self.sent: dict[int, float] = {}
         self.over = asyncio.Event()
-        self.next_at = time.monotonic() + random.random() * pace
+        self.next_at = 0.0
 
     async def run(self, ready: asyncio.Event | None = None) -> None:
         while time.monotonic() < self.until:
@@ -282,6 +282,10 @@ class _Table:
                 await _open(wsu[-1], game, joined["seat"]["token"]),
             ]
             sockets += [await _open(wsu[i % len(wsu)], game, None) for i in range(self.spectators)]
+            # Each game keeps its own phase of the pace from its start: set at construction,
+            # every game of a process would be behind it once all were set up, and the
+            # stalls of setting up would bunch their moves into a few phases.
+            self.next_at = time.monotonic() + random.random() * self.pace
             seats = [_Seat(self, "white", sockets[0]), _Seat(self, "black", sockets[1])]
             tasks = [asyncio.create_task(s.run()) for s in seats]
             tasks += [asyncio.create_task(_watch(ws, self.tally)) for ws in sockets[2:]]
@@ -318,6 +322,9 @@ async def play(urls: list[str], games: int, spectators: int, seconds: float, pac
     gc.collect()
     gc.disable()
     try:
+        # That collection stopped this loop for as long as the server's worst pause:
+        # moves sent before it and received after would be charged to the server.
+        await asyncio.sleep(1.0)
         cpu, window_start = time.process_time(), time.monotonic()
         tally.measuring, tally.frames, started = True, 0, time.perf_counter()
         await asyncio.sleep(seconds)
