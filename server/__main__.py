@@ -14,6 +14,7 @@ from protocol.messages import MAX_FRAME_BYTES
 
 from .app import create_app
 from .config import ConfigError, Settings
+from .http_protocol import UpgradeReleasingHttpToolsProtocol
 
 # Issue 7: a client frame beyond the protocol's 8 KiB is cut off by the transport
 # with close code 1009 before it is even buffered whole.
@@ -27,6 +28,8 @@ def uvicorn_config(
     options: dict[str, object] = {
         "host": settings.host,
         "port": settings.port,
+        # httptools, without the reference cycle it leaves at each WebSocket upgrade.
+        "http": UpgradeReleasingHttpToolsProtocol,
         "ws": "websockets-sansio",
         "ws_max_size": WS_MAX_BYTES,
         # Compression costs memory per socket and CPU per frame, and invites
@@ -47,23 +50,28 @@ def uvicorn_config(
 
 # Allocations between young collections, young collections between middle ones, and
 # middle ones between full ones (CPython's defaults: 700, 10, 10).
-# - A collection stops the node for as long as it takes to walk the objects it
-#   looks at, about half a microsecond each. Under load most of the young ones are
-#   alive: each socket's wait for its next frame (futures, coroutine frames) and
-#   each game's state, renewed on every move.
-# - So young collections are kept small and frequent: a few ms each. With 50,000
-#   they stopped the node 100-250 ms every few seconds (bench/load.py's 2,000 paced
-#   games, one machine: relay p99 177 ms over 200 s, against 22 ms with these).
-# - Middle collections walk everything that survived since the last one: up to a
-#   second at that load, so they come once in a million allocations (a minute and
-#   a half there; the price: a p99.9 of 0.7 s, and garbage cycles wait that long).
-#   Full ones, rarer still, also wait for CPython's own rule (a quarter more
-#   long-lived objects than at the last one).
-GC_THRESHOLDS = (400, 2500, 100)
+# - A collection stops the node for as long as it takes to walk the objects it looks
+#   at, about 0.7 us each, and the young ones it walks are mostly alive: each game's
+#   state is a new copy at every move and each socket waits on a new coroutine for
+#   every frame, while the copies they replace die by reference counting. Those
+#   deaths also lower CPython's allocation count, so a young collection can find far
+#   more than 400 objects: everything renewed since the last one.
+# - So what a collection walks grows with the time since the last one, not with the
+#   thresholds: middle collections once in 2,500 young ones (the old setting) came
+#   every 100 s at bench/load.py's 2,000 paced games and walked two million objects,
+#   0.6-0.9 s each (relay p99 41 ms, p99.9 0.9 s over 150 s); every 20 young ones,
+#   20-190 ms. Every second one: at most 30 ms, 2.4% of a core (p99 9.9 ms, p99.9
+#   21 ms, max 40 ms over 240 s).
+# - Middle collections hand whatever survives them to the old generation at once,
+#   so full collections, which walk every live object (about a second at that
+#   load), wait for 10,000 of them: about a quarter of an hour there, rarer when the
+#   node is less busy. Memory does not grow meanwhile: a node in play makes no
+#   garbage cycles since http_protocol.py drops the one each upgrade left.
+GC_THRESHOLDS = (400, 2, 10_000)
 
 
 def tune_gc() -> None:
-    """Young objects often, a few at a time; the rest rarely; start-up's never again."""
+    """Young objects often; everything older rarely; start-up's never again."""
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
