@@ -27,6 +27,7 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import msgpack
 from websockets.asyncio.client import connect
@@ -304,8 +305,13 @@ class _Table:
 
 
 async def play(urls: list[str], games: int, spectators: int, seconds: float, pace: float = 0.0,
-               warmup: float = 3.0) -> dict:
-    """Run ``games`` tables for ``seconds`` after a warm-up; the tally as plain numbers."""
+               warmup: float = 3.0, together: Any = None) -> dict:
+    """Run ``games`` tables for ``seconds`` after a warm-up; the tally as plain numbers.
+
+    ``together``: a barrier shared with the other client processes of the run, so all
+    measure the same window and none stops its games while another still measures
+    (the server closing a process's thousands of sockets delayed the others' moves).
+    """
     tally = Tally()
     until = time.monotonic() + warmup + seconds + 600  # tables stop when told, below
     tables = [_Table(urls, spectators, tally, pace, until) for _ in range(games)]
@@ -316,6 +322,8 @@ async def play(urls: list[str], games: int, spectators: int, seconds: float, pac
         await asyncio.sleep(0)
     await asyncio.wait_for(asyncio.gather(*(r.wait() for r in readies)), 600)
     await asyncio.sleep(warmup)
+    if together is not None:
+        await asyncio.to_thread(together.wait, 600)
     # The generator's own garbage collector would stop its loop for hundreds of ms
     # with thousands of sockets open (seen as relay spikes that were not the server's);
     # it is the instrument, not what is measured, so it does not collect in the window.
@@ -332,6 +340,8 @@ async def play(urls: list[str], games: int, spectators: int, seconds: float, pac
     finally:
         gc.enable()
     frames, client_cpu, window_end = tally.frames, time.process_time() - cpu, time.monotonic()
+    if together is not None:
+        await asyncio.to_thread(together.wait, 600)
     for table in tables:
         table.until = 0
         table.over.set()
@@ -380,10 +390,10 @@ async def echo(url: str, sockets: int, seconds: float, payload: int = 300,
 # --------------------------------------------------------------------------------------
 
 
-def _worker(kind: str, args: tuple, out: mp.Queue) -> None:
+def _worker(kind: str, args: tuple, out: mp.Queue, together: Any) -> None:
     raise_open_files()
     if kind == "play":
-        out.put(asyncio.run(play(*args)))
+        out.put(asyncio.run(play(*args, together=together)))
     elif kind == "echo":
         out.put(asyncio.run(echo(*args)))
     elif kind == "hold":
@@ -398,7 +408,8 @@ def in_processes(kind: str, per_process: list[tuple]) -> list[dict]:
         return [asyncio.run(runner(*per_process[0]))]
     ctx = mp.get_context("spawn")
     out: mp.Queue = ctx.Queue()
-    workers = [ctx.Process(target=_worker, args=(kind, a, out)) for a in per_process]
+    together = ctx.Barrier(len(per_process))
+    workers = [ctx.Process(target=_worker, args=(kind, a, out, together)) for a in per_process]
     for w in workers:
         w.start()
     results = [out.get(timeout=1800) for _ in workers]

@@ -55,19 +55,23 @@ def uvicorn_config(
 #   state is a new copy at every move and each socket waits on a new coroutine for
 #   every frame, while the copies they replace die by reference counting. Those
 #   deaths also lower CPython's allocation count, so a young collection can find far
-#   more than 400 objects: everything renewed since the last one.
-# - So what a collection walks grows with the time since the last one, not with the
-#   thresholds: middle collections once in 2,500 young ones (the old setting) came
-#   every 100 s at bench/load.py's 2,000 paced games and walked two million objects,
-#   0.6-0.9 s each (relay p99 41 ms, p99.9 0.9 s over 150 s); every 20 young ones,
-#   20-190 ms. Every second one: at most 30 ms, 2.4% of a core (p99 9.9 ms, p99.9
-#   21 ms, max 40 ms over 240 s).
+#   more objects than its threshold: everything renewed since the last one.
+# - So what a collection walks grows with the time since the last one. Measured at
+#   bench/load.py's 2,000 paced games (relay p99 over a 40 s window unless said):
+#   - (400, 2500, 100), the old setting: a middle collection every 100 s, walking
+#     two million objects, 0.6-0.9 s (p99 41 ms, p99.9 0.9 s over 150 s);
+#   - (400, 20, 1000): middle ones of 20-190 ms (p99 52 ms over 150 s);
+#   - (400, 2, 10000): at most 30 ms, but a p99 of 10-24 ms from run to run;
+#   - (200, 2, 20000): p99 8.7 ms, p99.9 17.5 ms, max 30 ms;
+#   - (100, 2, 40000): p99 8.3 ms, at a price in the closed loop (bench/relay.py):
+#     collections took 6.7% of the node's CPU, against 5.7% at 200 and 5.0% at 400.
 # - Middle collections hand whatever survives them to the old generation at once,
 #   so full collections, which walk every live object (about a second at that
-#   load), wait for 10,000 of them: about a quarter of an hour there, rarer when the
-#   node is less busy. Memory does not grow meanwhile: a node in play makes no
-#   garbage cycles since http_protocol.py drops the one each upgrade left.
-GC_THRESHOLDS = (400, 2, 10_000)
+#   load), wait for 20,000 of them: about 8 minutes with bench/relay.py's closed
+#   loop at a full core, longer at a pace people play. Memory does not grow
+#   meanwhile: a node in play makes no garbage cycles since http_protocol.py drops
+#   the one each upgrade left.
+GC_THRESHOLDS = (200, 2, 20_000)
 
 
 def tune_gc() -> None:
