@@ -13,6 +13,8 @@ last version (or takes a full snapshot), as it does for a gap.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Protocol
 
 from protocol.messages import ServerMessage
@@ -31,8 +33,10 @@ class Hub:
     def __init__(self, store: Store):
         self.store = store
         self._rooms: dict[str, set[Member]] = {}
-        # Subscribing is a network round trip on a networked store: one at a time per game.
-        self._locks: dict[str, asyncio.Lock] = {}
+        # Subscribing is a network round trip on a networked store: one at a time per
+        # game. A game's lock, with how many enter or leave it, lives only while they
+        # do: kept for every game the node ever served, the locks grew without end.
+        self._locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}
 
     def members(self, game_id: str) -> set[Member]:
         return self._rooms.get(game_id, set())
@@ -40,15 +44,30 @@ class Hub:
     def rooms(self) -> dict[str, set[Member]]:
         return self._rooms
 
+    @contextlib.asynccontextmanager
+    async def _one_at_a_time(self, game_id: str) -> AsyncIterator[None]:
+        entry = self._locks.get(game_id)
+        if entry is None:
+            entry = self._locks[game_id] = (asyncio.Lock(), [0])
+        lock, users = entry
+        users[0] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if not users[0]:
+                del self._locks[game_id]
+
     async def enter(self, game_id: str, member: Member) -> None:
-        async with self._locks.setdefault(game_id, asyncio.Lock()):
+        async with self._one_at_a_time(game_id):
             if game_id not in self._rooms:
                 self._rooms[game_id] = set()
                 await self.store.subscribe(game_id, self._fan_out)
             self._rooms[game_id].add(member)
 
     async def leave(self, game_id: str, member: Member) -> None:
-        async with self._locks.setdefault(game_id, asyncio.Lock()):
+        async with self._one_at_a_time(game_id):
             members = self._rooms.get(game_id)
             if members is None:
                 return
