@@ -85,9 +85,10 @@ class MemoryStore:
         if record.over:
             self._expiry.pop(game_id, None)  # to the end: the order stays by time
             self._expiry[game_id] = int(self._clock() * 1000) + self._finished_kept_ms
-        self._logs.setdefault(game_id, deque(maxlen=self._keep)).extend(
-            (event.v, event.audience, event.frame()) for event in events
-        )
+        kept = self._logs.get(game_id)
+        if kept is None:  # made only when missing (setdefault would make one every time)
+            kept = self._logs[game_id] = deque(maxlen=self._keep)
+        kept.extend((event.v, event.audience, event.frame()) for event in events)
         for event in events:
             self._publish(game_id, event)
         return True
