@@ -157,6 +157,14 @@ class Gate:
             await self.app(scope, receive, send)
         finally:
             limits.close_socket(ip)
+            # The scope is the server protocol's own, and these hold that protocol (its
+            # bound send, its transport): a reference cycle, freed only by a full
+            # garbage collection, which a busy node runs rarely (__main__.GC_THRESHOLDS).
+            for key in _HOLD_THE_PROTOCOL:
+                scope.pop(key, None)
+
+
+_HOLD_THE_PROTOCOL = ("kondavo.abort", "kondavo.send", "kondavo.write_now", "kondavo.receive")
 
 
 async def _refuse(receive: Receive, send: Send) -> None:

@@ -4,11 +4,11 @@ WebSocket upgrade.
 The protocol object hands its transport to the WebSocket protocol and is dropped,
 but its parser still holds it (httptools calls back into the protocol's bound
 methods), so each handshake left a cycle of about 25 objects that only the
-garbage collector's older generations could free: the only cyclic garbage of a
-node in play (bench/load.py's paced run, gc.DEBUG_SAVEALL). With none, the node
-can run its full collections rarely (``server.__main__.GC_THRESHOLDS``) without
-growing meanwhile. uvicorn itself drops the parser when an HTTP connection is
-lost, which an upgraded connection never reports to this object.
+garbage collector's older generations could free (gc.DEBUG_SAVEALL under
+bench/relay.py's load). With no cycles, the node can run its full collections
+rarely (``server.__main__.GC_THRESHOLDS``) without growing meanwhile. uvicorn
+itself drops the parser when an HTTP connection is lost, which an upgraded
+connection never reports to this object.
 """
 
 from __future__ import annotations

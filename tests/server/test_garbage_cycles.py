@@ -1,8 +1,10 @@
-"""The HTTP protocol the server runs under uvicorn leaves nothing for the garbage
-collector when a connection becomes a WebSocket (server/http_protocol.py).
+"""A node in play leaves no reference cycles behind: not at a WebSocket upgrade
+(server/http_protocol.py), not when a game's socket closes (gate.py).
 
-A node in play then makes no garbage cycles, which is what lets it run its full
-collections rarely (server.__main__.GC_THRESHOLDS) without growing meanwhile.
+That is what lets it run its full garbage collections rarely
+(server.__main__.GC_THRESHOLDS) without growing meanwhile. Each test counts the
+server's protocol objects still alive with the collector off, so only reference
+counting can have freed them.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ import uvicorn
 import websockets
 from conftest import TEST_SETTINGS, free_port
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
+from protocol.client import Kondavo
 from server.__main__ import uvicorn_config
 
 
@@ -30,9 +34,9 @@ async def accept_then_close(scope, receive, send) -> None:
     await send({"type": "websocket.close", "code": 1000})
 
 
-def http_protocols_alive() -> int:
+def alive(kind: type) -> int:
     # type(), not isinstance(): a dead weak proxy among the objects raises on the latter.
-    return sum(issubclass(type(o), HttpToolsProtocol) for o in gc.get_objects())
+    return sum(issubclass(type(o), kind) for o in gc.get_objects())
 
 
 async def test_an_upgraded_connection_frees_its_http_protocol_by_reference_counting():
@@ -45,13 +49,34 @@ async def test_an_upgraded_connection_frees_its_http_protocol_by_reference_count
     try:
         while not server.started:
             await asyncio.sleep(0.01)
-        before = http_protocols_alive()
+        before = alive(HttpToolsProtocol)
         for _ in range(20):
             async with websockets.connect(f"ws://127.0.0.1:{settings.port}/") as client:
                 await client.wait_closed()
         await asyncio.sleep(0.2)  # the server's side of the last close
-        assert http_protocols_alive() == before
+        assert alive(HttpToolsProtocol) == before
     finally:
         gc.enable()
         server.should_exit = True
         await asyncio.wait_for(task, 10)
+
+
+async def test_a_game_socket_that_closed_frees_its_protocol_by_reference_counting(k: Kondavo):
+    white = await k.create(variant="russian", clock=None)
+    black = await k.join(white.game, invite=white.invite)
+    gc.collect()
+    gc.disable()
+    try:
+        before = alive(WebSocketsSansIOProtocol)
+        for _ in range(3):
+            connections = [await k.connect(white), await k.connect(black)]
+            connections += [await k.connect(white.game) for _ in range(3)]
+            for connection in connections:
+                await connection.close()
+        for _ in range(100):  # the server's side of the closes, and the app's return
+            if alive(WebSocketsSansIOProtocol) == before:
+                break
+            await asyncio.sleep(0.05)
+        assert alive(WebSocketsSansIOProtocol) == before
+    finally:
+        gc.enable()
