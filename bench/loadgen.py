@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import http.client
 import json
 import multiprocessing as mp
 import os
@@ -24,6 +25,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -196,6 +198,48 @@ def _post(url: str, body: dict) -> dict:
         return json.loads(response.read())
 
 
+class _Http:
+    """A table's HTTP connections, one per node, kept open from one game to the next as
+    a browser keeps its connection to a site. Opening a TCP connection for each of a
+    game's two requests cost the server more than either request's handling, and is
+    not what players' browsers do. Used from one thread at a time (a table's requests
+    follow each other)."""
+
+    def __init__(self) -> None:
+        self._conns: dict[str, http.client.HTTPConnection] = {}
+
+    def post(self, url: str, body: dict) -> dict:
+        parts = urllib.parse.urlsplit(url)
+        data = json.dumps(body).encode()
+        for attempt in (1, 2):
+            conn = self._conns.get(parts.netloc)
+            if conn is None:
+                conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=60)
+                self._conns[parts.netloc] = conn
+            try:
+                conn.request("POST", parts.path, body=data,
+                             headers={"content-type": "application/json"})
+                response = conn.getresponse()
+                answer = response.read()
+            except (http.client.HTTPException, OSError):
+                # Most likely the server closed the connection while it was idle: once
+                # more on a new one.
+                conn.close()
+                del self._conns[parts.netloc]
+                if attempt == 2:
+                    raise
+                continue
+            if response.status >= 400:
+                raise RuntimeError(f"POST {url}: {response.status} {answer[:200]!r}")
+            return json.loads(answer)
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        for conn in self._conns.values():
+            conn.close()
+        self._conns.clear()
+
+
 async def _open(ws_url: str, game: str, token: str | None):
     ws = await connect(
         f"{ws_url}/ws/games/{game}", subprotocols=["kondavo.v1"],  # type: ignore[list-item]
@@ -265,15 +309,22 @@ class _Table:
         self.sent: dict[int, float] = {}
         self.over = asyncio.Event()
         self.next_at = 0.0
+        self.http = _Http()
 
     async def run(self, ready: asyncio.Event | None = None) -> None:
+        try:
+            await self._games(ready)
+        finally:
+            self.http.close()
+
+    async def _games(self, ready: asyncio.Event | None) -> None:
         while time.monotonic() < self.until:
             first, last = self.urls[0], self.urls[-1]
             created = await asyncio.to_thread(
-                _post, first + "/api/games", {"variant": "english", "clock": None,
-                                              "color": "white"})  # fmt: skip
+                self.http.post, first + "/api/games",
+                {"variant": "english", "clock": None, "color": "white"})
             joined = await asyncio.to_thread(
-                _post, f"{last}/api/games/{created['id']}/join",
+                self.http.post, f"{last}/api/games/{created['id']}/join",
                 {"invite": created["invite_url"].split("#invite=")[1]})  # fmt: skip
             game = created["id"]
             self.sent, self.over = {}, asyncio.Event()

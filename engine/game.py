@@ -131,7 +131,6 @@ class Game:
         else:
             raise InvalidMoveError(f"{move!r} is not a move")
         was_man = not (pos.kings >> move.start) & 1
-        before = pos.material()
         self.position = pos.play(move)
         self.moves.append(move)
         self.notation.append(str(move))
@@ -141,7 +140,9 @@ class Game:
             key = self.position.key()
             self._seen[key] = self._seen.get(key, 0) + 1
         self._no_progress = 0 if (move.captured or was_man) else self._no_progress + 1
-        self._update_held(material_changed=self.position.material() != before)
+        # Material changes only by a capture or a man crowned (counting it would cost two
+        # material() calls on every move the server plays).
+        self._update_held(material_changed=bool(move.captured) or (was_man and move.promotes))
         self._check_end()
         return move
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .fen import parse_fen, write_fen
 from .move import Move
 from .movegen import (
     apply_precedence,
@@ -10,6 +11,7 @@ from .movegen import (
     has_capture,
     legal_moves,
 )
+from .notation import parse_move
 from .rules import Color, Rules
 from .tables import tables_for
 
@@ -47,13 +49,9 @@ class Position:
 
     @classmethod
     def from_fen(cls, rules: Rules, fen: str) -> Position:
-        from .fen import parse_fen
-
         return parse_fen(rules, fen)
 
     def fen(self) -> str:
-        from .fen import write_fen
-
         return write_fen(self)
 
     # --- reading -------------------------------------------------------------------
@@ -169,8 +167,6 @@ class Position:
 
     def parse_move(self, text: str) -> Move:
         """The legal move ``text`` names: a full path, or start and end when unambiguous."""
-        from .notation import parse_move
-
         return parse_move(self, text)
 
     def explain_illegal(self, path: list[int]) -> str:

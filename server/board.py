@@ -59,7 +59,8 @@ def played(variant: str, start_fen: str | None, moves: list[str], move: Move) ->
     """A new game: ``moves`` then ``move`` (already known legal)."""
     before = (variant, start_fen, tuple(moves))
     game = replay(variant, start_fen, moves).copy()
-    notation = str(game.play(move))
+    game.play(move)
+    notation = game.notation[-1]
     # The game has moved on: its previous entry would only push live games out. Opening
     # positions are kept, as many games pass through the same ones.
     if len(moves) >= _OPENING_PLIES:
