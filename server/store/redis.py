@@ -88,7 +88,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol import messages as m
-from protocol.messages import ServerMessage
+from protocol.messages import ServerMessage, packer
 
 from ..record import GameRecord, SeatRecord
 from ..room import RoomEvent
@@ -271,7 +271,7 @@ return n
 
 
 def _pack(body: Any) -> bytes:
-    return msgpack.packb(body, use_bin_type=True)
+    return packer().pack(body)
 
 
 def _fields_of(value: Any) -> dict[str, Any]:
