@@ -687,7 +687,9 @@ def from_dict(body: Any, registry: Mapping[str, type[Message]]) -> Message:
 
 # A packer per thread, reused: msgpack.packb makes a packer and its buffer for every
 # call, a sixth of encoding a move's event (which every move sends). A packer keeps
-# state between the bytes it writes, so no two threads may share one.
+# its buffer between calls, so threads must not share one: msgpack's C packer holds the
+# GIL through a whole call, but its pure-Python one (used where the C extension is
+# missing) does not, and frames from two threads would mix.
 _packers = threading.local()
 
 

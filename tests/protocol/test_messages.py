@@ -8,6 +8,7 @@ import json
 import re
 import types
 import typing
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
 import msgpack
@@ -212,3 +213,22 @@ def test_arbitrary_maps_never_raise_anything_but_a_protocol_error(body: dict[str
     except ProtocolError:
         return
     assert isinstance(message, m.ClientMessage)
+
+
+def test_frames_encoded_in_several_threads_at_once_each_decode_to_their_message():
+    # encode() reuses a msgpack packer per thread. One packer shared by all threads
+    # fails this test under msgpack's pure-Python packer (MSGPACK_PUREPYTHON=1): the
+    # frames' bytes mix.
+    def encode_many(worker: int) -> list[tuple[m.ServerMessage, bytes]]:
+        out = []
+        for i in range(2_000):
+            message = m.ChatLine(v=i, by="white", name=f"player {worker}", text="x" * (i % 90))
+            out.append((message, m.encode(message)))
+        return out
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(encode_many, range(4)))
+    for pairs in results:
+        for message, frame in pairs:
+            assert m.decode_server(frame) == message
+            assert frame == msgpack.packb(message.to_dict(), use_bin_type=True)
