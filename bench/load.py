@@ -148,8 +148,10 @@ def paced(games: int, every_s: float, seconds: float) -> dict:
 def idle(sockets: int, seconds: float) -> dict:
     server = loadgen.start_kondavo()
     try:
-        games = [loadgen._post(server.url + "/api/games", {"clock": None})["id"]
+        http = loadgen.Http()
+        games = [http.post(server.url + "/api/games", {"clock": None})["id"]
                  for _ in range(max(1, sockets // 100))]
+        http.close()
         time.sleep(1)
         before = server.rss_bytes()
         peak = [before]

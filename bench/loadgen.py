@@ -189,21 +189,12 @@ class Tally:
     measuring: bool = False
 
 
-def _post(url: str, body: dict) -> dict:
-    request = urllib.request.Request(
-        url, data=json.dumps(body).encode(), method="POST",
-        headers={"content-type": "application/json"},
-    )  # fmt: skip
-    with urllib.request.urlopen(request, timeout=60) as response:
-        return json.loads(response.read())
-
-
-class _Http:
-    """A table's HTTP connections, one per node, kept open from one game to the next as
-    a browser keeps its connection to a site. Opening a TCP connection for each of a
-    game's two requests cost the server more than either request's handling, and is
-    not what players' browsers do. Used from one thread at a time (a table's requests
-    follow each other)."""
+class Http:
+    """HTTP connections, one per node, kept open from one request to the next as a
+    browser keeps its connection to a site; a table keeps one from game to game.
+    Opening a TCP connection for each of a game's two requests cost the server more
+    than either request's handling, and is not what players' browsers do. Used from
+    one thread at a time (a table's requests follow each other)."""
 
     def __init__(self) -> None:
         self._conns: dict[str, http.client.HTTPConnection] = {}
@@ -309,7 +300,7 @@ class _Table:
         self.sent: dict[int, float] = {}
         self.over = asyncio.Event()
         self.next_at = 0.0
-        self.http = _Http()
+        self.http = Http()
 
     async def run(self, ready: asyncio.Event | None = None) -> None:
         try:
