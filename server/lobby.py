@@ -23,13 +23,20 @@ from .ws import accept, receive_frame
 
 log = logging.getLogger(__name__)
 
-LISTED = 50
+LISTED = 50  # open games and live games shown, each
+# Open games read per listing, newest first. Some of the newest may be hidden (their
+# creator came and went, ``room.seek_listed``) for up to a minute before they are
+# withdrawn; read only LISTED, fifty such seeks would empty the lobby of the older
+# games still waiting. Reading four times as many takes two hundred a minute to do that,
+# past what the per-address cap on game creation lets one address make.
+WAITING_READ = 4 * LISTED
 
 
 async def listing(store: Store) -> m.Lobby:
-    waiting, live = await store.waiting_and_live(LISTED)
+    waiting, live = await store.waiting_and_live(WAITING_READ, LISTED)
+    shown = [r for r in waiting if room.seek_listed(r)][:LISTED]
     return m.Lobby(
-        open=[views.open_entry(r) for r in waiting if room.seek_listed(r)],
+        open=[views.open_entry(r) for r in shown],
         live=[views.live_entry(r, await store.spectators(r.id)) for r in live],
     )
 

@@ -117,8 +117,11 @@ class Store(Protocol):
         """Ids of games whose deadline is at or before ``now``."""
         ...
 
-    async def waiting_and_live(self, limit: int) -> tuple[list[GameRecord], list[GameRecord]]:
-        """Open games waiting for an opponent, and games being played (newest first)."""
+    async def waiting_and_live(
+        self, limit: int, live_limit: int | None = None
+    ) -> tuple[list[GameRecord], list[GameRecord]]:
+        """The newest ``limit`` open games waiting for an opponent, and the newest
+        ``live_limit`` (default ``limit``) games being played, newest first."""
         ...
 
     async def close(self) -> None: ...

@@ -142,9 +142,12 @@ class MemoryStore:
                 found.append(game_id)
         return found
 
-    async def waiting_and_live(self, limit: int) -> tuple[list[GameRecord], list[GameRecord]]:
+    async def waiting_and_live(
+        self, limit: int, live_limit: int | None = None
+    ) -> tuple[list[GameRecord], list[GameRecord]]:
+        live_limit = limit if live_limit is None else live_limit
         waiting = [await self.load(i) for i in list(reversed(self._waiting))[:limit]]
-        live = [await self.load(i) for i in list(reversed(self._live))[:limit]]
+        live = [await self.load(i) for i in list(reversed(self._live))[:live_limit]]
         return [r for r in waiting if r], [r for r in live if r]
 
     async def close(self) -> None:

@@ -620,22 +620,26 @@ class RedisStore:
             return None
         return events
 
-    async def waiting_and_live(self, limit: int) -> tuple[list[GameRecord], list[GameRecord]]:
-        """The newest ``limit`` of each list: the newest of every shard, merged.
+    async def waiting_and_live(
+        self, limit: int, live_limit: int | None = None
+    ) -> tuple[list[GameRecord], list[GameRecord]]:
+        """The newest of each list (``limit`` open, ``live_limit`` live, default
+        ``limit``): the newest of every shard, merged.
 
         Not one snapshot across shards (no listing is: games start and end meanwhile);
         each game read is its stored record, and ones gone meanwhile are left out.
         """
-        if limit <= 0:
+        live_limit = limit if live_limit is None else live_limit
+        if limit <= 0 and live_limit <= 0:
             return [], []
         # One pipeline (per master, on a cluster): the newest of each shard's two lists.
         async with self._redis.pipeline(transaction=False) as pipe:
             for _, waiting_key, live_key in self._shards:
                 pipe.zrevrange(waiting_key, 0, limit - 1, withscores=True)
-                pipe.zrevrange(live_key, 0, limit - 1, withscores=True)
+                pipe.zrevrange(live_key, 0, live_limit - 1, withscores=True)
             listed = await self._call(pipe.execute())
         waiting = _newest_first(listed[0::2], limit)
-        live = _newest_first(listed[1::2], limit)
+        live = _newest_first(listed[1::2], live_limit)
         if not waiting and not live:
             return [], []
         async with self._redis.pipeline(transaction=False) as pipe:

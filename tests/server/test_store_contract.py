@@ -313,6 +313,9 @@ async def test_the_lobby_lists_open_games_and_live_games_newest_first(store):
     waiting, live = await store.waiting_and_live(10)
     assert [r.id for r in waiting] == ["newer"] and [r.id for r in live] == ["older"]
     assert (await store.waiting_and_live(1))[0][0].id == "newer"
+    # The lobby reads more open games than live ones (it hides some of the open ones).
+    waiting, live = await store.waiting_and_live(10, 0)
+    assert [r.id for r in waiting] == ["newer"] and live == []
 
 
 async def test_now_is_milliseconds_and_does_not_go_backwards(store):
