@@ -169,6 +169,7 @@ class Searcher:
         self._node_limit = 0
         self._path: set[int] = set()
         self._improved: tuple[Move, int] | None = None
+        self._tt_growth = 0  # entries the last search added to ``tt``
         self._reductions, self._tt_size = self.params.reductions, self.params.tt_size
         self._probcut = self.params.forward_pruning
         self._step_dirs = self.t.step_dirs
@@ -209,8 +210,14 @@ class Searcher:
         floor_deadline = (start + FLOOR_OVERRUN * p.time_limit
                           if p.time_limit is not None else deadline)
         self._node_limit = p.node_limit or (1 << 62)
-        if len(self.tt) >= p.tt_size:
+        # The table takes no new entry once full, so a search that fills it runs on
+        # without one from then on: a long one (a second on 10x10 adds some 20,000)
+        # would spend its deepest iterations on a table of old moves' positions. It is
+        # cleared while that could happen: when it lacks room for twice what the last
+        # search added.
+        if len(self.tt) + 2 * self._tt_growth >= p.tt_size:
             self.tt.clear()
+        tt_before = len(self.tt)
         if len(self._evals) >= EVAL_CACHE:
             self._evals.clear()
         if len(self._moves) >= MOVE_CACHE:
@@ -269,6 +276,7 @@ class Searcher:
                 # the best move first and keeps any move found to beat it.
         finally:
             self._path.discard(root_key)
+        self._tt_growth = len(self.tt) - tt_before
         seconds = time.perf_counter() - start
         return SearchResult(best_move, best_score, done_depth, self.nodes, seconds,
                             self._pv(position, best_move))

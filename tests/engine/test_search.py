@@ -142,6 +142,18 @@ def test_the_node_budget_stops_a_deep_search_and_makes_it_reproducible():
                                                            second.depth)
 
 
+def test_a_searcher_kept_over_a_game_never_searches_with_a_full_table():
+    # A full table takes no new entry: a search that filled it would run on blind.
+    rules = get_rules("international")
+    params = SearchParams(node_limit=4000, seed=3, tt_size=6000)
+    searcher = Searcher(rules, params)
+    pos = Position.start(rules)
+    for _ in range(16):
+        result = searcher.search(pos)
+        assert len(searcher.tt) < params.tt_size
+        pos = pos.play(result.move)
+
+
 def test_the_selective_search_looks_deeper_on_the_same_nodes_than_the_full_width_one():
     # Late-move reductions and forward pruning spend the nodes on the likely lines.
     pos = Position.from_fen(get_rules("international"),
