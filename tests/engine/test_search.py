@@ -266,6 +266,24 @@ def test_a_king_is_worth_more_where_kings_fly():
             assert worth[v] > max(worth[u] for u, s in VARIANTS.items() if not s.flying_kings)
 
 
+def test_a_man_about_to_crown_counts_most_for_the_side_to_move():
+    # White's man on 6 has a free crowning square ahead (1); on 16 it is two rows back.
+    # Static scores must see most of the king coming when White is to move, less when
+    # Black may still stop it; the quiescence plays out captures only, so without this
+    # a search's leaves missed a king one move away.
+    rules = get_rules("international")
+    crown_gain = Evaluator(rules).king_value - 100
+
+    def white_view(men: str, turn: str) -> int:
+        pos = Position.from_fen(rules, f"{turn}:W{men},31,32:B19,20,45")
+        return evaluate(pos) if turn == "W" else -evaluate(pos)
+
+    to_move = white_view("6", "W") - white_view("16", "W")
+    not_to_move = white_view("6", "B") - white_view("16", "B")
+    assert to_move > crown_gain * 3 // 4
+    assert crown_gain // 3 < not_to_move < to_move
+
+
 def test_the_process_pool_entry_point_pickles_and_returns_notation():
     rules = get_rules("russian")
     fen = Position.start(rules).fen()
