@@ -679,7 +679,7 @@ def from_dict(body: Any, registry: Mapping[str, type[Message]]) -> Message:
                 ErrorCode.MSG_BAD_FIELD,
                 f"Field '{name}' of '{tag}' must be {_type_name(f.tp)}.",
             )
-        if f.max_len is not None or f.min is not None:
+        if value is not None and (f.max_len is not None or f.min is not None):
             _check_limits(cls, f, value)
         values[name] = value
     return cls(**values)
@@ -703,16 +703,80 @@ def packer() -> msgpack.Packer:
         return _packers.packer  # type: ignore[no-any-return]
 
 
+class Packed(list[Any]):
+    """A list that carries its own msgpack encoding (``packed``), equal to the plain list;
+    made by ``packed``.
+
+    The board's pieces and the legal moves are lists of items the server builds once and
+    shares (``server/board.py``), and every move's event sends both: ``encode`` writes
+    their items' bytes, encoded once too, instead of packing them again. Never change
+    one: its bytes would not follow.
+    """
+
+    __slots__ = ("packed",)
+    packed: bytes
+
+
+def packed(items: list[Any], packed_items: list[bytes]) -> Packed:
+    """``items`` as a ``Packed`` list, given each item's msgpack bytes."""
+    # Not an __init__: calling a class whose __init__ is Python code costs several
+    # times what list's own does.
+    out = Packed(items)
+    n = len(items)
+    head = _FIXARRAYS[n] if n < 16 else packer().pack_array_header(n)
+    out.packed = head + b"".join(packed_items)
+    return out
+
+
+# msgpack's headers of arrays of 0 to 15 items (fixarray): those of most lists sent.
+_FIXARRAYS = tuple(bytes((0x90 | n,)) for n in range(16))
+
+
+# Per message type with a list field (one that may be ``Packed``): the frame's head (map
+# header, "t" and the tag), each field's packed name, and a getter of all field values.
+# None for the others, which are packed whole.
+_Layout = tuple[bytes, tuple[bytes, ...], typing.Callable[[Any], tuple[Any, ...]]]
+_LAYOUTS: dict[type, _Layout | None] = {}
+
+
+def _layout(cls: type[Message]) -> _Layout | None:
+    names = _names(cls)
+    hints = typing.get_type_hints(cls)
+    if len(names) < 2 or not any(typing.get_origin(hints[n]) is list for n in names):
+        return None
+    pack = packer().pack
+    head = packer().pack_map_header(1 + len(names)) + pack("t") + pack(cls.t)
+    return head, tuple(pack(n) for n in names), operator.attrgetter(*names)
+
+
 def encode(message: Message) -> bytes:
     """One message as the bytes of a binary frame."""
-    return packer().pack(message.to_dict())
+    cls = type(message)
+    try:
+        layout = _LAYOUTS[cls]
+    except KeyError:
+        layout = _LAYOUTS[cls] = _layout(cls)
+    if layout is None:
+        return packer().pack(message.to_dict())
+    # The same bytes as packing ``to_dict()`` (a map is its header, then each key and
+    # value in order), with a ``Packed`` value's bytes written as they are.
+    head, keys, values_of = layout
+    pack = packer().pack
+    parts = [head]
+    for key, value in zip(keys, values_of(message), strict=False):
+        parts.append(key)
+        parts.append(value.packed if type(value) is Packed else pack(value))
+    return b"".join(parts)
 
 
 def _unpack(frame: Any, max_bytes: int | None) -> Any:
-    if isinstance(frame, str):
-        raise ProtocolError(ErrorCode.FRAME_NOT_BINARY, "Frames must be binary msgpack, not text.")
-    if not isinstance(frame, bytes | bytearray | memoryview):
-        raise ProtocolError(ErrorCode.FRAME_NOT_MSGPACK, "The frame is not valid msgpack.")
+    if type(frame) is not bytes:  # what every socket hands over: no more checks for it
+        if isinstance(frame, str):
+            raise ProtocolError(
+                ErrorCode.FRAME_NOT_BINARY, "Frames must be binary msgpack, not text."
+            )
+        if not isinstance(frame, bytes | bytearray | memoryview):
+            raise ProtocolError(ErrorCode.FRAME_NOT_MSGPACK, "The frame is not valid msgpack.")
     if max_bytes is not None and len(frame) > max_bytes:
         raise ProtocolError(
             ErrorCode.FRAME_TOO_LARGE, f"The frame is larger than {max_bytes} bytes."

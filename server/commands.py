@@ -41,13 +41,25 @@ class Disconnect:
     by: Side
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class PlayMove:
     by: Side | None
     path: tuple[str, ...] | None = None
     notation: str | None = None
     ack: int | None = None
     v: int | None = None  # the version the move was made against
+
+    def __init__(
+        self,
+        by: Side | None,
+        path: tuple[str, ...] | None = None,
+        notation: str | None = None,
+        ack: int | None = None,
+        v: int | None = None,
+    ):
+        # Not the frozen dataclass's own, which sets each field through
+        # object.__setattr__: this is made for every move, and that was most of its cost.
+        self.__dict__.update(by=by, path=path, notation=notation, ack=ack, v=v)
 
 
 @dataclass(frozen=True)

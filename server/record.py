@@ -153,22 +153,23 @@ class GameRecord:
         # containers are copied: the moves (notation strings, by the field's type) and
         # the seats (scalars only) without a walk.
         body = self.__dict__.copy()
-        for name in _CONTAINERS:
+        body["moves"] = self.moves.copy()
+        body["seats"] = {side: None if s is None else s.copy() for side, s in self.seats.items()}
+        for name in _OTHER_CONTAINERS:
             value = body[name]
-            if name == "moves":
-                body[name] = value.copy()
-            elif name == "seats":
-                body[name] = {side: None if s is None else s.copy() for side, s in value.items()}
-            else:
-                body[name] = _copied(value)
+            # Often empty (no clock, no chat, no draw declined): no walk for those.
+            body[name] = _copied(value) if value else type(value)()
         twin = object.__new__(GameRecord)
         twin.__dict__ = body
         return twin
 
 
-# The fields of a record that hold containers: those made by a default factory.
-_CONTAINERS = tuple(
-    f.name for f in dataclasses.fields(GameRecord) if f.default_factory is not dataclasses.MISSING
+# The fields of a record that hold containers (those made by a default factory) but the
+# moves and the seats, which ``copy`` copies itself.
+_OTHER_CONTAINERS = tuple(
+    f.name
+    for f in dataclasses.fields(GameRecord)
+    if f.default_factory is not dataclasses.MISSING and f.name not in ("moves", "seats")
 )
 
 

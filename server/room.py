@@ -20,6 +20,7 @@ from typing import Any, Literal
 from engine import (
     AmbiguousMoveError,
     EngineError,
+    Game,
     IllegalMoveError,
     InvalidMoveError,
     Move,
@@ -67,13 +68,18 @@ SEEK_GRACE_MS = 60_000
 Audience = Literal["all", "players", "spectators", "white", "black"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class RoomEvent:
     message: m.Event
     audience: Audience = "all"
     # The encoded frame for those who see it (True) and for the others (False): made
     # once per event, not once per socket, as every local socket is handed this object.
     _frames: dict[bool, bytes] = field(default_factory=dict, compare=False, repr=False)
+
+    def __init__(self, message: m.Event, audience: Audience = "all"):
+        # Not the frozen dataclass's own: it sets each field through object.__setattr__,
+        # twice the cost of making the event, and every command makes some.
+        self.__dict__.update(message=message, audience=audience, _frames={})
 
     @property
     def v(self) -> int:
@@ -301,7 +307,8 @@ def deadline(record: GameRecord) -> int | None:
     move is overdue, a rated result still waits to reach the ratings, or an open game's
     absent creator's seek is withdrawn."""
     times = []
-    withdrawn = seek_withdrawn_at(record)
+    # Only a game still waiting can be withdrawn: no calls for the others (every command).
+    withdrawn = seek_withdrawn_at(record) if record.status == "waiting" else None
     if withdrawn is not None:
         times.append(withdrawn)
     flag = record.flag_time()
@@ -335,7 +342,7 @@ def _emit(
 
 
 def _settle_time(rec: GameRecord, now: int, events: list[RoomEvent]) -> None:
-    withdrawn = seek_withdrawn_at(rec)
+    withdrawn = seek_withdrawn_at(rec) if rec.status == "waiting" else None
     if withdrawn is not None and now >= withdrawn:
         _finish(rec, now, events, None, "withdrawn")
     flag = rec.flag_time()
@@ -462,9 +469,9 @@ def _disconnect(rec: GameRecord, cmd: Disconnect, now: int, out: Outcome) -> Non
 # --- moves ----------------------------------------------------------------------------
 
 
-def _resolve_move(rec: GameRecord, cmd: PlayMove) -> Move:
-    """The legal move the client meant, or a refusal that says why in words."""
-    game = board.replay(rec.variant, rec.start_fen, rec.moves)
+def _resolve_move(rec: GameRecord, cmd: PlayMove, game: Game) -> Move:
+    """The legal move the client meant in ``game`` (the record's), or a refusal that
+    says why in words."""
     rules = get_rules(rec.variant)
     text = cmd.notation
     if cmd.path is not None:
@@ -518,7 +525,9 @@ def _play_move(rec: GameRecord, cmd: PlayMove, now: int, out: Outcome) -> None:
             "The board changed since you chose that move; here is the current position.",
             resync=True,
         )
-    game = board.played(rec.variant, rec.start_fen, rec.moves, _resolve_move(rec, cmd))
+    before = board.replay(rec.variant, rec.start_fen, rec.moves)
+    chosen = _resolve_move(rec, cmd, before)
+    game = board.played(rec.variant, rec.start_fen, rec.moves, chosen, before)
     move = game.moves[-1]
     # Clock: the mover's time runs only after its own first move (as on lichess);
     # the increment is earned by timed moves.
