@@ -709,12 +709,19 @@ class Packed(list[Any]):
 
     The board's pieces and the legal moves are lists of items the server builds once and
     shares (``server/board.py``), and every move's event sends both: ``encode`` writes
-    their items' bytes, encoded once too, instead of packing them again. Never change
-    one: its bytes would not follow.
+    their items' bytes, encoded once too, instead of packing them again. Its bytes would
+    not follow a change, so every method that would change it raises ``TypeError``
+    (the items themselves are shared too, and must be left alone).
     """
 
     __slots__ = ("packed",)
     packed: bytes
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> typing.NoReturn:
+        raise TypeError("A Packed list is read-only: its msgpack bytes would not follow.")
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+    append = extend = insert = pop = remove = clear = sort = reverse = _refuse
 
 
 def packed(items: list[Any], packed_items: list[bytes]) -> Packed:

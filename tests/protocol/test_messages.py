@@ -232,3 +232,29 @@ def test_frames_encoded_in_several_threads_at_once_each_decode_to_their_message(
         for message, frame in pairs:
             assert m.decode_server(frame) == message
             assert frame == msgpack.packb(message.to_dict(), use_bin_type=True)
+
+
+def test_a_packed_list_encodes_as_its_items_and_refuses_every_change():
+    items = [["1", "black", False], ["50", "white", True]]
+    shared = m.packed(items, [msgpack.packb(item) for item in items])
+    assert shared == items
+    assert shared.packed == msgpack.packb(items)
+    changes = [
+        lambda: shared.append(["2", "black", False]),
+        lambda: shared.extend([]),
+        lambda: shared.insert(0, []),
+        lambda: shared.pop(),
+        lambda: shared.remove(items[0]),
+        lambda: shared.clear(),
+        lambda: shared.sort(),
+        lambda: shared.reverse(),
+        lambda: shared.__setitem__(0, []),
+        lambda: shared.__delitem__(0),
+        lambda: shared.__iadd__([]),
+        lambda: shared.__imul__(2),
+    ]
+    for change in changes:
+        with pytest.raises(TypeError, match="read-only"):
+            change()
+    # Nothing changed, so the bytes still match the list.
+    assert shared.packed == msgpack.packb(list(shared))
