@@ -12,6 +12,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -75,6 +76,16 @@ def make_store(settings: Settings) -> Store:
     return MemoryStore(keep_events=settings.events_kept, finished_kept_ms=kept_ms)
 
 
+def _without_password(url: str | None) -> str:
+    """A Redis URL fit for a log: its password, if any, replaced by ``***``."""
+    parts = urlsplit(url or "")
+    if parts.password is None:
+        return url or ""
+    user = parts.username or ""
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
 async def page(request: Request) -> Response:
     """The browser client's one page; it reads the game id from the address itself."""
     index = request.app.state.settings.client_dir / "index.html"
@@ -99,7 +110,16 @@ def create_app(
         own_store = store or make_store(settings)
         start = getattr(own_store, "start", None)
         if start is not None:
-            await start()  # a networked store: sample its clock, open the subscriber
+            try:
+                await start()  # a networked store: sample its clock, open the subscriber
+            except StoreUnavailable as exc:
+                # The operator's to mend (a wrong URL, Redis down, a certificate this
+                # node does not trust): say so in one line before uvicorn's traceback.
+                cause = exc.__cause__
+                log.error("cannot start: the Redis at %s is unavailable (%s%s)",
+                          _without_password(settings.redis_url), exc,
+                          f": {cause}" if cause is not None and str(cause) else "")
+                raise
         app.state.settings = settings
         app.state.store = own_store
         # The gate's and the API's limits (issue 7): per address, for this node.

@@ -44,6 +44,10 @@ class RedisServer:
         """A client per server: just the one."""
         return [self.client()]
 
+    def listen(self) -> list[str]:
+        """redis-server's options for where it listens."""
+        return ["--port", str(self.port)]
+
     def start(self) -> RedisServer:
         persistence = (
             ["--appendonly", "yes", "--appendfsync", "always", "--save", ""]
@@ -53,8 +57,7 @@ class RedisServer:
         self.process = subprocess.Popen(
             [
                 REDIS_SERVER,
-                "--port",
-                str(self.port),
+                *self.listen(),
                 "--bind",
                 "127.0.0.1",
                 "--dir",
@@ -97,6 +100,64 @@ class RedisServer:
     def cleanup(self) -> None:
         self.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+OPENSSL = shutil.which("openssl") or "/usr/bin/openssl"
+
+
+class TlsRedisServer(RedisServer):
+    """A private ``redis-server`` that speaks only TLS, with a certificate for
+    ``localhost`` and 127.0.0.1 signed by a certificate authority made for it alone
+    (``ca_file``: whoever trusts that file can verify the server)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ca_file = os.path.join(self.dir, "ca.pem")
+        self._make_certificates()
+
+    @property
+    def url(self) -> str:
+        return f"rediss://localhost:{self.port}/0"
+
+    def listen(self) -> list[str]:
+        return [
+            "--port", "0",  # no plain-text port at all
+            "--tls-port", str(self.port),
+            "--tls-cert-file", os.path.join(self.dir, "redis.pem"),
+            "--tls-key-file", os.path.join(self.dir, "redis.key"),
+            "--tls-ca-cert-file", self.ca_file,
+            "--tls-auth-clients", "no",
+        ]  # fmt: skip
+
+    def client(self) -> redis.Redis:
+        return redis.Redis(host="localhost", port=self.port, ssl=True,
+                           ssl_ca_certs=self.ca_file, socket_timeout=5)
+
+    def _make_certificates(self) -> None:
+        def openssl(*args: str) -> None:
+            subprocess.run([OPENSSL, *args], cwd=self.dir, check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+        openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                "-keyout", "ca.key", "-out", "ca.pem", "-subj", "/CN=kondavo test CA",
+                "-addext", "basicConstraints=critical,CA:TRUE",
+                "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+        openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "redis.key",
+                "-out", "redis.csr", "-subj", "/CN=localhost")
+        with open(os.path.join(self.dir, "redis.ext"), "w") as ext:
+            ext.write("subjectAltName=DNS:localhost,IP:127.0.0.1\n"
+                      "basicConstraints=CA:FALSE\n"
+                      "keyUsage=critical,digitalSignature,keyEncipherment\n"
+                      "extendedKeyUsage=serverAuth\n"
+                      "authorityKeyIdentifier=keyid\n")
+        openssl("x509", "-req", "-in", "redis.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+                "-CAcreateserial", "-days", "2", "-out", "redis.pem", "-extfile", "redis.ext")
+
+
+def tls_redis_server_or_skip() -> TlsRedisServer:
+    if not os.path.exists(REDIS_SERVER):
+        pytest.skip("redis-server is not installed (.ci/run installs it)")
+    return TlsRedisServer().start()
 
 
 def redis_server_or_skip(persistent: bool = False) -> RedisServer:

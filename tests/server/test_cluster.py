@@ -3,7 +3,8 @@
 Each node is ``python -m server`` with its own KONDAVO_PORT and the same
 KONDAVO_REDIS_URL, on loopback; the Redis is this module's own ``redis-server``
 (AOF on, never the system's). Players and spectators are spread over both nodes.
-The last test does the same on this module's own three-master Redis Cluster.
+The last tests do the same on this module's own three-master Redis Cluster and on a
+Redis that speaks only TLS (``rediss://``).
 """
 
 from __future__ import annotations
@@ -24,9 +25,11 @@ import pytest
 from redis_server import (
     RedisClusterServers,
     RedisServer,
+    TlsRedisServer,
     free_port,
     redis_cluster_or_skip,
     redis_server_or_skip,
+    tls_redis_server_or_skip,
 )
 
 from protocol import messages as m
@@ -39,8 +42,9 @@ REPO = Path(__file__).resolve().parents[2]
 class Node:
     """One ``python -m server`` process; ``kill`` is SIGKILL to its own pid only."""
 
-    def __init__(self, redis_url: str):
+    def __init__(self, redis_url: str, env: dict[str, str] | None = None):
         self.redis_url = redis_url
+        self.extra_env = env or {}  # more of the process's environment
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -62,6 +66,7 @@ class Node:
             KONDAVO_GAMES_PER_IP="0",
             PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
         )
+        env.update(self.extra_env)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "server"],
             cwd=REPO,
@@ -441,3 +446,51 @@ async def test_two_nodes_on_a_redis_cluster_play_relay_and_let_a_flag_fall_once(
     finally:
         for node in nodes:
             node.stop()
+
+
+@pytest.fixture(scope="module")
+def tls_redis() -> Iterator[TlsRedisServer]:
+    server = tls_redis_server_or_skip()
+    try:
+        yield server
+    finally:
+        server.cleanup()
+
+
+async def test_two_nodes_on_a_tls_only_redis_play_and_relay_a_game(tls_redis):
+    """KONDAVO_REDIS_URL=rediss://...: the nodes verify Redis's certificate against the
+    authority named by SSL_CERT_FILE, as an operator with a private CA would set it."""
+    trust = {"SSL_CERT_FILE": tls_redis.ca_file}
+    nodes = [Node(tls_redis.url, trust).start(), Node(tls_redis.url, trust).start()]
+    try:
+        one, two, white, black = await game_on_both_nodes(nodes)
+        async with (
+            one.connect(white) as a,
+            two.connect(black) as b,
+            one.connect(white.game) as watcher,
+        ):
+            await asyncio.gather(a.play(pick, max_moves=3), b.play(pick, max_moves=3))
+            stored = await converge([a, b, watcher], two, white.game)
+            assert len(stored["moves"]) == 6
+            assert_in_order_once(watcher)  # events came over the TLS pub/sub connection
+        # The game is in the TLS Redis itself, read by a client of this test's own.
+        assert tls_redis.client().exists(keys_of(white.game).game) == 1
+    finally:
+        for node in nodes:
+            node.stop()
+
+
+def test_a_node_that_cannot_verify_the_redis_certificate_refuses_to_start(tls_redis):
+    """Without the authority the certificate is not trusted: the node will not talk to
+    a server it cannot verify, and says why in one line before exiting."""
+    keys_before = set(tls_redis.client().keys())
+    env = dict(os.environ, KONDAVO_REDIS_URL=tls_redis.url, KONDAVO_PORT=str(free_port()),
+               SSL_CERT_FILE=os.devnull,
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    node = subprocess.run([sys.executable, "-m", "server"], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert node.returncode != 0
+    said = [line for line in node.stderr.splitlines() if "cannot start" in line]
+    assert len(said) == 1
+    assert tls_redis.url in said[0] and "certificate verify failed" in said[0]
+    assert set(tls_redis.client().keys()) == keys_before  # nothing was written
