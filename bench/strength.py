@@ -15,7 +15,10 @@
    FEN in numeric squares, every move played, and "go, T seconds"; its answer is
    mapped to our legal move by path (or start, end and captured squares). At every
    ply both libraries' legal moves are compared; any disagreement is reported.
-   Our side decides the result (its rules are the ones the server plays).
+   Our side decides the result (its rules are the ones the server plays). Each line
+   also prints the seconds per move each side actually took (moves with one legal
+   reply left out): py-draughts' 8x8 engine reads its clock only every 2,048 nodes
+   and may run past the time it was given.
 2. The ladder: level k+1 against level k for every rule set. Each step is played at
    the two levels' own ratio of think times, both scaled down so that the higher
    level thinks at most ``--ladder-budget`` seconds a move (level 8 against 7: 3 s
@@ -161,6 +164,11 @@ class GameOutcome:
     disagreements: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
     our_depths: list[int] = field(default_factory=list)
+    # Wall time each side took per move it thought about (forced moves left out): "equal
+    # time" is what both were given, and these show what each took (py-draughts' 8x8
+    # engine reads its clock every 2,048 nodes, so it may run past it).
+    our_seconds: list[float] = field(default_factory=list)
+    their_seconds: list[float] = field(default_factory=list)
 
 
 def equal_time_params(seconds: float, seed: int) -> SearchParams:
@@ -203,8 +211,13 @@ def game_vs_pyd(variant: str, opening: list[str], ours_white: bool, seconds: flo
                 assert result.move is not None
                 move = result.move
                 outcome.our_depths.append(result.depth)
+                if len(legal) > 1:
+                    outcome.our_seconds.append(result.seconds)
             else:
+                started = time.perf_counter()
                 answer = pyd.ask(cmd="go", time=seconds)
+                if len(legal) > 1:
+                    outcome.their_seconds.append(time.perf_counter() - started)
                 move = _our_move(rules, legal, answer)
             game.play(move)
             pyd.ask(cmd="push", path=[number(rules, s) for s in move.path])
@@ -263,6 +276,10 @@ def score_of(points: list[float]) -> Score:
         else:
             score.draws += 1
     return score
+
+
+def mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
 
 
 def line(label: str, score: Score) -> str:
@@ -330,10 +347,13 @@ def main(argv: list[str] | None = None) -> int:
                     depths = [d for o in done for d in o.our_depths]
                     mean_depth = sum(depths) / len(depths) if depths else 0
                     plies = sum(o.plies for o in done) / len(done) if done else 0
+                    ours_s = [t for o in done for t in o.our_seconds]
+                    theirs_s = [t for o in done for t in o.their_seconds]
                     print(line(f"{variant} {seconds:g}s/move: level 8 vs py-draughts",
                                score_of(points)),
                           f" [{len(done)} games, {plies:.0f} plies avg, "
-                          f"our depth {mean_depth:.1f}]", flush=True)
+                          f"our depth {mean_depth:.1f}; s/move taken: ours "
+                          f"{mean(ours_s):.3f}, py-draughts {mean(theirs_s):.3f}]", flush=True)
             print(f"legal-move disagreements between the libraries: {len(disagreements)}")
             for d in disagreements[:10]:
                 print(f"  {d['variant']} {d['fen']}: only Kondavo {d['only_kondavo']}, "
