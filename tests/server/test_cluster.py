@@ -52,7 +52,8 @@ class Node:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> Node:
+    def environment(self) -> dict[str, str]:
+        """The node process's environment: this test's, plus the node's settings."""
         env = dict(os.environ)
         env.update(
             KONDAVO_REDIS_URL=self.redis_url,
@@ -67,10 +68,13 @@ class Node:
             PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
         )
         env.update(self.extra_env)
+        return env
+
+    def start(self) -> Node:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "server"],
             cwd=REPO,
-            env=env,
+            env=self.environment(),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -484,9 +488,7 @@ def test_a_node_that_cannot_verify_the_redis_certificate_refuses_to_start(tls_re
     """Without the authority the certificate is not trusted: the node will not talk to
     a server it cannot verify, and says why in one line before exiting."""
     keys_before = set(tls_redis.client().keys())
-    env = dict(os.environ, KONDAVO_REDIS_URL=tls_redis.url, KONDAVO_PORT=str(free_port()),
-               SSL_CERT_FILE=os.devnull,
-               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    env = Node(tls_redis.url, {"SSL_CERT_FILE": os.devnull}).environment()
     node = subprocess.run([sys.executable, "-m", "server"], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=60)
     assert node.returncode != 0
