@@ -3,6 +3,7 @@
     .venv/bin/python bench/strength.py --quick      # a few games of each kind, < 5 minutes
     .venv/bin/python bench/strength.py              # the issue's run: 40 games a rule set
     .venv/bin/python bench/strength.py --times 0.1 --games 40 --ladder-games 20
+    .venv/bin/python bench/strength.py --baseline 63ae8e0 --times 0.1 --games 40
 
 1. Level 8 against the strongest engine of the PyPI package ``py-draughts`` (its
    ``TurboEngine`` on 10x10, its alpha-beta ``SimpleEngine`` on 8x8: Turbo plays
@@ -10,7 +11,8 @@
    without its depth floor, which could run past the clock), on
    International, Brazilian and Russian (py-draughts gets English wrong), from
    balanced openings with colours alternating. py-draughts runs in its own virtual
-   environment (``--pyd-python``, default /work/pyd-venv/bin/python) as a child
+   environment (``--pyd-python``; without it, one made on first use and reused in
+   the user's cache folder, ``~/.cache/kondavo/pydraughts-venv``) as a child
    process speaking JSON lines (``bench/pyd_driver.py``): it gets the game's start
    FEN in numeric squares, every move played, and "go, T seconds"; its answer is
    mapped to our legal move by path (or start, end and captured squares). At every
@@ -26,7 +28,16 @@
    less than that play exactly as the server plays them. So the ladder fits in a
    session without changing what sets neighbouring levels apart.
 
-Games vs py-draughts and ladder games are adjudicated as engine-testing tools do
+3. ``--baseline REV`` (instead of 1 and 2): level 8 of the working tree against level 8
+   of git revision REV, whose ``engine/`` is extracted (``git archive``) into a
+   temporary folder and run in its own process per worker (``bench/baseline_driver.py``),
+   both at equal time per move without their depth floors, from balanced openings
+   with colours alternating, in every rule set of ``--variants`` at every time of
+   ``--times``. Each line prints both sides' mean depth and seconds per move; the last
+   line is ``{"vs_baseline": {variant: {seconds: score}}, "baseline": REV}``. The
+   measure of every engine change: it pays only if this says so.
+
+Games vs py-draughts, against the baseline and ladder games are adjudicated as engine-testing tools do
 (``engine.match.Adjudicator``): three pieces ahead against no king for six quiet
 plies wins; level king endings for ten quiet plies are drawn.
 
@@ -44,6 +55,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -72,7 +84,8 @@ from engine.search import Searcher, SearchParams  # noqa: E402
 
 PYD_VARIANTS = ("international", "brazilian", "russian")
 DRIVER = Path(__file__).with_name("pyd_driver.py")
-DEFAULT_PYD_PYTHON = "/work/pyd-venv/bin/python"
+BASELINE_DRIVER = Path(__file__).with_name("baseline_driver.py")
+ROOT = Path(__file__).resolve().parent.parent
 
 # --- squares in PDN numbers -------------------------------------------------------------
 
@@ -118,10 +131,12 @@ def move_key(rules: Rules, move: Move) -> tuple[int, int, tuple[int, ...]]:
 # --- py-draughts behind a pipe ----------------------------------------------------------
 
 
-class PyDraughts:
-    def __init__(self, python: str):
+class Pipe:
+    """A child process that answers one JSON line with one JSON line."""
+
+    def __init__(self, argv: list[str]):
         self.process = subprocess.Popen(
-            [python, str(DRIVER)],
+            argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -132,9 +147,12 @@ class PyDraughts:
         assert self.process.stdin is not None and self.process.stdout is not None
         self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
-        answer = json.loads(self.process.stdout.readline())
+        reply = self.process.stdout.readline()
+        if not reply:
+            raise RuntimeError(f"{self.name} exited (code {self.process.wait()})")
+        answer = json.loads(reply)
         if "error" in answer:
-            raise RuntimeError(f"py-draughts: {answer['error']} (after {request})")
+            raise RuntimeError(f"{self.name}: {answer['error']} (after {request})")
         return answer
 
     def close(self) -> None:
@@ -142,15 +160,43 @@ class PyDraughts:
             self.process.stdin.close()  # type: ignore[union-attr]
             self.process.wait(10)
 
+    @property
+    def name(self) -> str:
+        return Path(self.process.args[1]).stem  # type: ignore[index]
 
-_DRIVER: PyDraughts | None = None
+
+# One child of each kind per worker process, started on first use (never pickled).
+_DRIVERS: dict[tuple[str, ...], Pipe] = {}
 
 
-def _driver(python: str) -> PyDraughts:
-    global _DRIVER
-    if _DRIVER is None:
-        _DRIVER = PyDraughts(python)
-    return _DRIVER
+def _driver(python: str) -> Pipe:
+    return _pipe([python, str(DRIVER)])
+
+
+def _pipe(argv: list[str]) -> Pipe:
+    key = tuple(argv)
+    if key not in _DRIVERS:
+        _DRIVERS[key] = Pipe(argv)
+    return _DRIVERS[key]
+
+
+def pyd_python(given: str | None) -> str:
+    """py-draughts' interpreter: ``given``, or a virtual environment in the user's cache
+    folder (``$XDG_CACHE_HOME/kondavo/pydraughts-venv``, else ``~/.cache/...``), made
+    with ``venv`` and ``pip install py-draughts`` the first time and reused after."""
+    if given:
+        return given
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    venv = cache / "kondavo" / "pydraughts-venv"
+    python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    probe = [str(python), "-c", "import draughts.engines.turbo"]
+    if python.exists() and subprocess.run(probe, capture_output=True).returncode == 0:
+        return str(python)
+    print(f"making py-draughts' environment in {venv} (once)", flush=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "py-draughts"], check=True)
+    subprocess.run(probe, check=True)
+    return str(python)
 
 
 @dataclass
@@ -169,6 +215,7 @@ class GameOutcome:
     # engine reads its clock every 2,048 nodes, so it may run past it).
     our_seconds: list[float] = field(default_factory=list)
     their_seconds: list[float] = field(default_factory=list)
+    their_depths: list[int] = field(default_factory=list)  # the baseline's (not py-draughts')
 
 
 def equal_time_params(seconds: float, seed: int) -> SearchParams:
@@ -229,6 +276,12 @@ def game_vs_pyd(variant: str, opening: list[str], ours_white: bool, seconds: flo
         outcome.error = f"{type(exc).__name__}: {exc}"
         outcome.plies = len(game.moves)
         return outcome
+    return _finish(outcome, game, verdict)
+
+
+def _finish(outcome: GameOutcome, game: Game, verdict: Result | None) -> GameOutcome:
+    """The outcome's result from the finished (or adjudicated, or too long) game."""
+    ours_white = outcome.ours_white
     outcome.plies = len(game.moves)
     if game.is_over:
         assert game.result is not None and game.reason is not None
@@ -255,6 +308,65 @@ def _our_move(rules: Rules, legal: list[Move], answer: dict[str, Any]) -> Move:
         return by_key[0]
     raise RuntimeError(f"py-draughts played {path} (captured {answer['captured']}), "
                        f"which is not one legal move here")
+
+
+# --- another revision's level 8 -----------------------------------------------------------
+
+
+def checkout(revision: str, into: Path) -> str:
+    """REV's ``engine/`` extracted into ``into`` (``git archive``: the working tree and
+    its worktrees are untouched); returns the revision's short hash."""
+    short = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", revision],
+                           check=True, capture_output=True, text=True).stdout.strip()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", short,
+                              "engine"], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return short
+
+
+def game_vs_baseline(variant: str, opening: list[str], ours_white: bool, seconds: float,
+                     seed: int, base_dir: str) -> GameOutcome:
+    """One game of the working tree's level 8 against ``base_dir``'s level 8 (its own
+    process), both at ``seconds`` a move without their depth floors."""
+    rules = get_rules(variant)
+    base = _pipe([sys.executable, str(BASELINE_DRIVER), base_dir])
+    game = Game.replay(rules, None, list(opening))
+    outcome = GameOutcome(variant, seconds, ours_white, None, "", 0)
+    ours = Color.WHITE if ours_white else Color.BLACK
+    searcher = Searcher(rules)
+    adjudicator = Adjudicator()
+    verdict: Result | None = None
+    try:
+        base.ask(cmd="new", variant=variant, moves=list(opening))
+        while not game.is_over and len(game.moves) < MAX_PLIES:
+            pos = game.position
+            forced = len(pos.legal_moves()) == 1
+            move_seed = seed * 1000 + len(game.moves)
+            if pos.side_to_move is ours:
+                result = searcher.search(pos, game_history(game),
+                                         equal_time_params(seconds, move_seed))
+                assert result.move is not None
+                move = result.move
+                if not forced:
+                    outcome.our_depths.append(result.depth)
+                    outcome.our_seconds.append(result.seconds)
+            else:
+                answer = base.ask(cmd="go", time=seconds, seed=move_seed)
+                move = pos.parse_move(answer["move"])
+                if not forced:
+                    outcome.their_depths.append(answer["depth"])
+                    outcome.their_seconds.append(answer["seconds"])
+            game.play(move)
+            base.ask(cmd="push", move=str(move))
+            if not game.is_over:
+                verdict = adjudicator.verdict(game.position)
+                if verdict is not None:
+                    break
+    except Exception as exc:  # reported, and the game left out of the score
+        outcome.error = f"{type(exc).__name__}: {exc}"
+        outcome.plies = len(game.moves)
+        return outcome
+    return _finish(outcome, game, verdict)
 
 
 def ladder_game(variant: str, opening: list[str], white: int, black: int, seed: int,
@@ -286,6 +398,63 @@ def line(label: str, score: Score) -> str:
     return f"{label:<44} {score}"
 
 
+def outcome_line(label: str, outcomes: list[GameOutcome], their: str) -> str:
+    """A match line: score, Elo, and what each side reached and took per move."""
+    done = [o for o in outcomes if o.points is not None]
+    points = [o.points for o in done if o.points is not None]
+    depths = mean([d for o in done for d in o.our_depths])
+    plies = mean([o.plies for o in done])
+    ours_s = mean([t for o in done for t in o.our_seconds])
+    theirs_s = mean([t for o in done for t in o.their_seconds])
+    their_depth = [d for o in done for d in o.their_depths]
+    reached = f"our depth {depths:.1f}" + (
+        f", {their} {mean(their_depth):.1f}" if their_depth else "")
+    return (line(label, score_of(points)) + f"  [{len(done)} games, {plies:.0f} plies avg, "
+            f"{reached}; s/move taken: ours {ours_s:.3f}, {their} {theirs_s:.3f}]")
+
+
+def run_baseline(args: argparse.Namespace) -> int:
+    """Level 8 of the working tree against level 8 of ``args.baseline``, every rule set of
+    ``--variants`` at every time of ``--times``, from balanced openings (each played
+    with both colours). The baseline runs in its own process per worker
+    (``bench/baseline_driver.py``) on its own ``engine/``, extracted to a temporary folder."""
+    variants = [v for v in args.variants.split(",") if v]
+    for v in variants:
+        get_rules(v)  # an unknown rule set fails here, naming the known ones
+    times = [float(t) for t in args.times.split(",") if t]
+    started = time.perf_counter()
+    summary: dict[str, dict[str, float]] = {}
+    errors: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="kondavo-baseline-") as folder:
+        rev = checkout(args.baseline, Path(folder))
+        print(f"strength: level 8 of the working tree vs level 8 of {rev}, "
+              f"{args.games} games a rule set and time, {args.jobs} jobs", flush=True)
+        with ProcessPoolExecutor(args.jobs) as pool:
+            for seconds in times:
+                tasks = {}
+                for variant in variants:
+                    openings = balanced_openings(get_rules(variant), (args.games + 1) // 2,
+                                                 args.seed)
+                    tasks[variant] = [
+                        pool.submit(game_vs_baseline, variant,
+                                    openings[(i // 2) % len(openings)], i % 2 == 0, seconds,
+                                    args.seed + i, folder)
+                        for i in range(args.games)]
+                for variant in variants:
+                    outcomes = [t.result() for t in tasks[variant]]
+                    errors += [f"{variant} {seconds:g}s: {o.error}" for o in outcomes if o.error]
+                    points = [o.points for o in outcomes if o.points is not None]
+                    summary.setdefault(variant, {})[f"{seconds:g}"] = round(
+                        score_of(points).fraction, 3)
+                    print(outcome_line(f"{variant} {seconds:g}s/move: vs {rev}", outcomes,
+                                       rev), flush=True)
+    for e in errors[:10]:
+        print(f"  error: {e}")
+    print(f"elapsed {time.perf_counter() - started:.0f} s")
+    print(json.dumps({"vs_baseline": summary, "baseline": rev}))
+    return 1 if errors else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="few, fast games: < 5 minutes")
@@ -302,11 +471,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-ladder", action="store_true")
     parser.add_argument("--skip-pyd", action="store_true")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--pyd-python", default=DEFAULT_PYD_PYTHON)
+    parser.add_argument("--pyd-python", default=None,
+                        help="interpreter with py-draughts (default: one made in the cache "
+                             "folder, ~/.cache/kondavo/pydraughts-venv)")
+    parser.add_argument("--baseline", metavar="REV",
+                        help="play level 8 of the working tree against level 8 of git "
+                             "revision REV instead (every --variants rule set, --times, "
+                             "--games); no py-draughts match, no ladder")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     if args.quick:
         args.games, args.times, args.ladder_games, args.ladder_budget = 2, "0.1", 2, 0.02
+    if args.baseline:
+        return run_baseline(args)
+    args.pyd_python = None if args.skip_pyd else pyd_python(args.pyd_python)
     times = [float(t) for t in args.times.split(",") if t]
     steps = [int(h) for h in args.ladder_steps.split(",") if h] or list(
         range(MIN_LEVEL + 1, MAX_LEVEL + 1))
@@ -342,18 +520,9 @@ def main(argv: list[str] | None = None) -> int:
                         disagreements += [{"variant": variant, **d} for d in o.disagreements]
                         if o.error:
                             errors.append(f"{variant} {seconds}s: {o.error}")
-                    points = [o.points for o in done if o.points is not None]
-                    vs_pyd[variant] += points
-                    depths = [d for o in done for d in o.our_depths]
-                    mean_depth = sum(depths) / len(depths) if depths else 0
-                    plies = sum(o.plies for o in done) / len(done) if done else 0
-                    ours_s = [t for o in done for t in o.our_seconds]
-                    theirs_s = [t for o in done for t in o.their_seconds]
-                    print(line(f"{variant} {seconds:g}s/move: level 8 vs py-draughts",
-                               score_of(points)),
-                          f" [{len(done)} games, {plies:.0f} plies avg, "
-                          f"our depth {mean_depth:.1f}; s/move taken: ours "
-                          f"{mean(ours_s):.3f}, py-draughts {mean(theirs_s):.3f}]", flush=True)
+                    vs_pyd[variant] += [o.points for o in done if o.points is not None]
+                    print(outcome_line(f"{variant} {seconds:g}s/move: level 8 vs py-draughts",
+                                       by_variant[variant], "py-draughts"), flush=True)
             print(f"legal-move disagreements between the libraries: {len(disagreements)}")
             for d in disagreements[:10]:
                 print(f"  {d['variant']} {d['fen']}: only Kondavo {d['only_kondavo']}, "
@@ -396,8 +565,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(line(f"{variant}: level {high} vs level {high - 1}", score),
                           flush=True)
 
-    if _DRIVER is not None:
-        _DRIVER.close()
+    for pipe in _DRIVERS.values():
+        pipe.close()
     print(f"elapsed {time.perf_counter() - started:.0f} s")
     summary = {
         "vs_py_draughts": {

@@ -1,0 +1,69 @@
+"""Level 8 of another revision behind a pipe: JSON lines on stdin, one answer per line.
+
+``bench/strength.py --baseline REV`` extracts REV's ``engine/`` into a temporary folder
+and starts this script with that folder as its first argument, so the ``engine`` this
+process imports is REV's, never the working tree's (checked below). It uses only calls
+that every revision since the levels were introduced has: ``get_rules``, ``Game``,
+``get_level``, ``Searcher``, ``game_history``.
+
+Requests:
+- ``{"cmd": "new", "variant": V, "moves": [m...]}``: a game from the start position
+  after the opening moves (in the rule set's notation).
+- ``{"cmd": "push", "move": m}``: play a move (full path in notation).
+- ``{"cmd": "go", "time": T, "seed": S}``: level 8's move after at most ``T`` seconds,
+  without its depth floor (the same rule ``strength.equal_time_params`` applies to the
+  working tree): ``{"move": m, "depth": d, "seconds": s}``.
+
+Every answer is one line; errors are ``{"error": "..."}``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from pathlib import Path
+
+
+def main() -> None:
+    root = Path(sys.argv[1]).resolve()
+    sys.path.insert(0, str(root))
+    import engine
+    from engine import Game, get_rules
+    from engine.levels import MAX_LEVEL, game_history, get_level
+    from engine.search import Searcher
+
+    if root not in Path(engine.__file__).resolve().parents:
+        raise SystemExit(f"imported {engine.__file__}, not the engine of {root}")
+
+    game = None
+    searcher = None
+    for line in sys.stdin:
+        try:
+            req = json.loads(line)
+            cmd = req["cmd"]
+            if cmd == "new":
+                rules = get_rules(req["variant"])
+                game = Game.replay(rules, None, list(req["moves"]))
+                searcher = Searcher(rules)  # one a game, as the working tree's side has
+                answer = {"ok": True}
+            elif cmd == "push":
+                game.play(req["move"])
+                answer = {"ok": True}
+            elif cmd == "go":
+                params = dataclasses.replace(
+                    get_level(MAX_LEVEL).params(int(req["seed"]), float(req["time"])),
+                    min_depth=0)
+                result = searcher.search(game.position, game_history(game), params)
+                answer = {"move": str(result.move), "depth": result.depth,
+                          "seconds": result.seconds}
+            else:
+                answer = {"error": f"unknown command {cmd!r}"}
+        except Exception as exc:  # the bench reports it; the driver keeps going
+            answer = {"error": f"{type(exc).__name__}: {exc}"}
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
