@@ -105,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
         match = None  # type: ignore[assignment]
     if match is not None and hasattr(match, "add_subcommands"):
         match.add_subcommands(sub)
+    from . import pdn_cli
+
+    pdn_cli.add_subcommands(sub)
     return parser
 
 
@@ -112,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        args.run(args)
+        code = args.run(args)
     except (EngineError, BadInput) as e:
         print(f"python -m engine {args.command}: {e}", file=sys.stderr)
         return 2
@@ -120,4 +123,4 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    return 0
+    return code if isinstance(code, int) else 0

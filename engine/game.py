@@ -59,8 +59,18 @@ class Reason(enum.StrEnum):
 
 
 class Game:
-    def __init__(self, rules: Rules, fen: str | None = None) -> None:
+    def __init__(self, rules: Rules, fen: str | None = None, *,
+                 automatic_draws: bool = True) -> None:
+        """``automatic_draws=False`` replays a record as it was played (a PDN import):
+        a draw rule that fires is noted in ``draws_passed`` instead of ending the game,
+        since real games go on past an unclaimed repetition and federations differ.
+        Losing on the board (no pieces, no move) always ends the game."""
         self.rules = rules
+        self.automatic_draws = automatic_draws
+        # (ply, reason): where a draw rule fired but the game went on (plies counted from
+        # the start position: 3 = after the third move). Empty while automatic_draws holds.
+        self.draws_passed: list[tuple[int, Reason]] = []
+        self._last_passed: tuple[int, Reason] | None = None
         self.start_position = Position.from_fen(rules, fen) if fen else Position.start(rules)
         self.start_fen = self.start_position.fen()
         self.position = self.start_position
@@ -97,6 +107,7 @@ class Game:
         other.notation = list(self.notation)
         other._seen = dict(self._seen)
         other._held = dict(self._held)
+        other.draws_passed = list(self.draws_passed)
         return other
 
     # --- playing -------------------------------------------------------------------
@@ -174,14 +185,24 @@ class Game:
             self.reason = Reason.NO_PIECES if not pos.own else Reason.NO_MOVES
             return
         if self._seen.get(pos.key(), 0) >= 3:
-            self.status, self.result, self.reason = Status.FINISHED, Result.DRAW, Reason.THREEFOLD
+            self._draw(Reason.THREEFOLD)
             return
         for rule in self.rules.draw_rules:
             count = self._no_progress if rule.kind == "no_progress" else self._held.get(rule.kind)
             if count is not None and count >= rule.plies:
-                self.status, self.result = Status.FINISHED, Result.DRAW
-                self.reason = Reason(rule.reason)
+                self._draw(Reason(rule.reason))
                 return
+
+    def _draw(self, reason: Reason) -> None:
+        if self.automatic_draws:
+            self.status, self.result, self.reason = Status.FINISHED, Result.DRAW, reason
+            return
+        # Replaying a record: note where the rule fired, once for each run of plies it
+        # holds (a no-progress count holds on every ply after it fires).
+        ply = len(self.moves)
+        last, self._last_passed = self._last_passed, (ply, reason)
+        if last != (ply - 1, reason):
+            self.draws_passed.append((ply, reason))
 
     @property
     def is_over(self) -> bool:

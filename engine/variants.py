@@ -64,6 +64,9 @@ ENGLISH = Rules(
     capture_separator="x",
     fen_accepts_numbers=False,
     gametype="21,B,8,8,N1,0",
+    # Checkers PDN (CheckerBoard, the OCA archive): "1-0" is a win for the first
+    # player, Black; see the README's PDN section for the sources.
+    pdn_win_points=1,
 )
 
 INTERNATIONAL = Rules(
