@@ -79,7 +79,11 @@ def describe(record: PdnGame) -> str:
         return f"{where}: refused: {record.error}"
     game = record.game
     assert game is not None
-    players = f"{record.tags.get('White', '?')} - {record.tags.get('Black', '?')}"
+    tags = record.tags
+    # Italian federation files name the players Bianco and Nero.
+    white = tags.get("White", tags.get("Bianco", "?"))
+    black = tags.get("Black", tags.get("Nero", "?"))
+    players = f"{white} - {black}"
     result = result_to_pdn(game.result, game.rules)
     text = f"{where} {players}: {record.plies} plies replayed, {result}"
     if record.draws_passed:
