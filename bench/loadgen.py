@@ -140,7 +140,7 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route, WebSocketRoute
-from server.__main__ import uvicorn_config
+from server.net.serve import uvicorn_config
 from server.config import Settings
 
 async def echo(websocket):

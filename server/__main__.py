@@ -7,46 +7,9 @@ import gc
 import logging
 import sys
 
-import uvicorn
-from starlette.applications import Starlette
-
-from protocol.messages import MAX_FRAME_BYTES
-
-from .app import create_app
-from .config import ConfigError, Settings
-from .http_protocol import UpgradeReleasingHttpToolsProtocol
-
-# Issue 7: a client frame beyond the protocol's 8 KiB is cut off by the transport
-# with close code 1009 before it is even buffered whole.
-WS_MAX_BYTES = MAX_FRAME_BYTES
-
-
-def uvicorn_config(
-    settings: Settings, app: Starlette | None = None, **overrides: object
-) -> uvicorn.Config:
-    """The one uvicorn configuration, shared by ``python -m server``, tests and benchmarks."""
-    options: dict[str, object] = {
-        "host": settings.host,
-        "port": settings.port,
-        # httptools, without the reference cycle it leaves at each WebSocket upgrade.
-        "http": UpgradeReleasingHttpToolsProtocol,
-        "ws": "websockets-sansio",
-        "ws_max_size": WS_MAX_BYTES,
-        # Compression costs memory per socket and CPU per frame, and invites
-        # compression bombs; msgpack frames are small already.
-        "ws_per_message_deflate": False,
-        # Protocol pings find dead peers; a missing pong closes the socket (1011),
-        # and the room tells the opponent (presence).
-        "ws_ping_interval": settings.ping_interval_s,
-        "ws_ping_timeout": settings.ping_timeout_s,
-        # X-Forwarded-For is read by the app, only from KONDAVO_TRUSTED_PROXIES.
-        "proxy_headers": False,
-        "lifespan": "on",
-        "log_level": "info",
-    }
-    options.update(overrides)
-    return uvicorn.Config(app or create_app(settings), **options)  # type: ignore[arg-type]
-
+from server.config import ConfigError, Settings
+from server.net import serve
+from server.web.app import create_app
 
 # Allocations between young collections, young collections between middle ones, and
 # middle ones between full ones (CPython's defaults: 700, 10, 10).
@@ -70,7 +33,7 @@ def uvicorn_config(
 #   load), wait for 20,000 of them: about 8 minutes with bench/relay.py's closed
 #   loop at a full core, longer at a pace people play. Memory does not grow
 #   meanwhile: a node in play makes no garbage cycles (gc.DEBUG_SAVEALL over 1,400
-#   closed-loop games and 20 against the computer) since http_protocol.py and gate.py
+#   closed-loop games and 20 against the computer) since net/http_protocol.py and net/frames.py
 #   break the two each socket left (tests/server/test_garbage_cycles.py).
 GC_THRESHOLDS = (200, 2, 20_000)
 
@@ -89,9 +52,9 @@ def main() -> int:
     except ConfigError as exc:
         print(f"kondavo: {exc}", file=sys.stderr)
         return 2
-    config = uvicorn_config(settings)
+    app = create_app(settings)
     tune_gc()
-    uvicorn.Server(config).run()
+    serve.run(settings, app)
     return 0
 
 

@@ -25,9 +25,8 @@ from collections.abc import Callable
 from typing import Protocol
 
 from protocol.messages import ServerMessage
-
-from ..record import GameRecord
-from ..room import RoomEvent
+from server.core.record import GameRecord
+from server.core.room import RoomEvent
 
 
 class StoreUnavailable(Exception):

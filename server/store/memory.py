@@ -25,10 +25,9 @@ from collections import deque
 from collections.abc import Callable
 
 from protocol.messages import ServerMessage
-
-from ..record import GameRecord
-from ..room import Audience, RoomEvent
-from .base import Listener
+from server.core.record import GameRecord
+from server.core.room import Audience, RoomEvent
+from server.store.base import Listener
 
 log = logging.getLogger(__name__)
 

@@ -89,11 +89,10 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol import messages as m
 from protocol.messages import ServerMessage, packer
-
-from ..record import GameRecord, SeatRecord
-from ..room import RoomEvent
-from .base import RESYNC, Listener, Resync, StoreUnavailable
-from .redis_pipe import Pipe
+from server.core.record import GameRecord, SeatRecord
+from server.core.room import RoomEvent
+from server.store.base import RESYNC, Listener, Resync, StoreUnavailable
+from server.store.redis_pipe import Pipe
 
 log = logging.getLogger(__name__)
 

@@ -17,9 +17,9 @@ import uvicorn
 from redis_server import RedisServer, redis_server_or_skip
 
 from protocol.client import Kondavo
-from server.__main__ import uvicorn_config
-from server.app import create_app
 from server.config import Settings
+from server.net.serve import uvicorn_config
+from server.web.app import create_app
 
 # Fast enough that tests waiting for a flag or a claim take a fraction of a second.
 TEST_SETTINGS = Settings(

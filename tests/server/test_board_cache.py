@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 from engine import Game, get_rules
-from server import board
+from server.core import replay, wire
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def replays(monkeypatch):
         return original(cls, rules, fen, notation)
 
     monkeypatch.setattr(Game, "replay", classmethod(counting))
-    monkeypatch.setattr(board, "_games", type(board._games)())
+    monkeypatch.setattr(replay, "_games", type(replay._games)())
     return calls
 
 
@@ -33,8 +33,8 @@ def test_three_thousand_games_moving_in_turn_are_not_replayed(replays):
     histories: list[list[str]] = [[] for _ in range(3000)]
     for _ in range(16):  # every game makes a move, in turn, sixteen times over
         for moves in histories:
-            game = board.replay("english", None, moves)
-            after = board.played("english", None, moves, chance.choice(game.legal_moves()))
+            game = replay.replay("english", None, moves)
+            after = replay.played("english", None, moves, chance.choice(game.legal_moves()))
             moves.append(after.notation[-1])
     # Past the opening a game's entry gives way to its successor, so only a game that
     # reached the very position another one left would rebuild it.
@@ -46,12 +46,12 @@ def test_three_thousand_games_moving_in_turn_are_not_replayed(replays):
 
 def test_a_played_move_replaces_its_games_entry(replays):
     moves: list[str] = []
-    for _ in range(board._OPENING_PLIES + 5):
-        game = board.replay("russian", None, moves)
-        moves.append(board.played("russian", None, moves, game.legal_moves()[0]).notation[-1])
+    for _ in range(replay._OPENING_PLIES + 5):
+        game = replay.replay("russian", None, moves)
+        moves.append(replay.played("russian", None, moves, game.legal_moves()[0]).notation[-1])
     # The opening positions, which other games share, and only the latest after them.
-    assert len(board._games) == board._OPENING_PLIES + 1
-    assert tuple(moves) in {key[2] for key in board._games}
+    assert len(replay._games) == replay._OPENING_PLIES + 1
+    assert tuple(moves) in {key[2] for key in replay._games}
 
 
 def test_a_game_moved_on_by_another_node_is_caught_up_not_replayed(replays):
@@ -60,12 +60,13 @@ def test_a_game_moved_on_by_another_node_is_caught_up_not_replayed(replays):
     chance = random.Random(3)
     truth = Game(get_rules("international"))
     moves: list[str] = []
-    for _ in range(board._OPENING_PLIES + 6):
-        game = board.replay("international", None, moves)
-        moves.append(board.played("international", None, moves, game.legal_moves()[0]).notation[-1])
+    for _ in range(replay._OPENING_PLIES + 6):
+        game = replay.replay("international", None, moves)
+        played = replay.played("international", None, moves, game.legal_moves()[0])
+        moves.append(played.notation[-1])
         truth.play(moves[-1])
         moves.append(str(truth.play(chance.choice(truth.legal_moves()))))  # the other node
-    game = board.replay("international", None, moves)
+    game = replay.replay("international", None, moves)
     assert replays == [()]  # only the start position was ever built from nothing
     assert game.notation == truth.notation
     assert game.position == truth.position
@@ -78,8 +79,8 @@ def test_the_wire_forms_of_pieces_and_legal_moves_are_the_engines_own():
         for _ in range(40):
             if game.is_over:
                 break
-            assert board.pieces(game) == [
+            assert wire.pieces(game) == [
                 [label, color.value, king] for label, color, king in game.position.pieces()
             ]
-            assert board.legal(game) == [move.to_dict() for move in game.legal_moves()]
+            assert wire.legal(game) == [move.to_dict() for move in game.legal_moves()]
             game.play(chance.choice(game.legal_moves()))

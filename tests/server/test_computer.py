@@ -20,16 +20,15 @@ import pytest
 from engine import Game, get_rules
 from engine.levels import get_level
 from protocol.client import Kondavo
-from server import room
-from server.__main__ import uvicorn_config
-from server.api import _seat_the_computer
-from server.app import create_app
-from server.bots import BotTable
-from server.commands import PlayMove
-from server.computer import PoolBot, think_budget
-from server.games import Games
-from server.ratings import computer_id, public_id
+from server.core import room
+from server.core.commands import PlayMove
+from server.core.ratings import computer_id, public_id
+from server.net.serve import uvicorn_config
+from server.services.computer import BotTable, PoolBot, think_budget
+from server.services.games import Games
 from server.store import MemoryStore
+from server.web.api import _seat_the_computer
+from server.web.app import create_app
 
 # This directory's conftest by its path: "conftest" alone may name tests/e2e's.
 _spec = importlib.util.spec_from_file_location(

@@ -1,4 +1,4 @@
-"""The fan-out's shortcut (gate.frame_writer) against the pinned uvicorn, on real sockets.
+"""The fan-out's shortcut (net.frames.frame_writer) against the pinned uvicorn, on real sockets.
 
 The hub writes a frame at once when a socket's writer is idle. If an upgrade of
 uvicorn changed what the shortcut relies on, every frame would silently take the
@@ -18,9 +18,9 @@ import websockets
 from conftest import TEST_SETTINGS, free_port
 from websockets.frames import Frame, Opcode
 
-from server import gate
-from server.__main__ import uvicorn_config
-from server.gate import _wire, frame_writer
+from server.net import frames as net_frames
+from server.net.frames import _wire, frame_writer
+from server.net.serve import uvicorn_config
 
 
 class Probe:
@@ -66,7 +66,7 @@ async def test_a_frame_written_at_once_reaches_the_client_whole_and_in_order():
         assert write is not None, "the pinned uvicorn's protocol is not recognised"
         frames = [bytes([i]) * (i * 1000 + 1) for i in range(70)]  # past 126 and 65535
         assert all(write(frame) for frame in frames)
-        assert gate._last_wire[0] is frames[-1], "frames took websockets' own path"
+        assert net_frames._last_wire[0] is frames[-1], "frames took websockets' own path"
         for frame in frames:
             assert await asyncio.wait_for(client.recv(), 5) == frame
 

@@ -1,5 +1,5 @@
 """A node in play leaves no reference cycles behind: not at a WebSocket upgrade
-(server/http_protocol.py), not when a game's socket closes (gate.py).
+(server/net/http_protocol.py), not when a game's socket closes (net/frames.py).
 
 That is what lets it run its full garbage collections rarely
 (server.__main__.GC_THRESHOLDS) without growing meanwhile. Each test counts the
@@ -20,7 +20,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from protocol.client import Kondavo
-from server.__main__ import uvicorn_config
+from server.net.serve import uvicorn_config
 
 
 async def accept_then_close(scope, receive, send) -> None:

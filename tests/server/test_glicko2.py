@@ -2,7 +2,7 @@
 
 import pytest
 
-from server.glicko2 import (
+from server.core.glicko2 import (
     DEFAULT_RD,
     Rating,
     expected_score,

@@ -16,7 +16,7 @@ from websockets.exceptions import InvalidStatus
 
 from protocol import messages as m
 from protocol.client import GameConnection, HttpError, Kondavo, SeatTicket
-from server.api import BAD_INVITE
+from server.web.api import BAD_INVITE
 
 
 async def seated(k: Kondavo, **options) -> tuple[SeatTicket, SeatTicket]:
@@ -236,7 +236,7 @@ async def test_sockets_and_new_games_per_address_are_capped(serve):
 async def test_an_unexpected_error_is_logged_and_closes_1011_without_details(
     k: Kondavo, monkeypatch, caplog
 ):
-    from server import ws
+    from server.web import game_socket as ws
 
     def broken(self, message):
         raise RuntimeError("secret internal detail")
@@ -244,7 +244,7 @@ async def test_an_unexpected_error_is_logged_and_closes_1011_without_details(
     white, black = await seated(k)
     async with k.connect(white) as w, k.connect(black) as b:
         monkeypatch.setattr(ws.GameSocket, "_command", broken)
-        with caplog.at_level(logging.ERROR, logger="server.ws"):
+        with caplog.at_level(logging.ERROR, logger="server.web.game_socket"):
             await w.send(m.SendChat(text="hello", ack=1))
             await closed_with(w, m.CloseCode.SERVER_ERROR)
         assert "secret internal detail" in caplog.text and "Traceback" in caplog.text
@@ -270,7 +270,7 @@ async def test_a_store_outage_while_catching_up_closes_1011_with_server_busy_not
     async with k.connect(white.game) as watcher:
         await watcher.until(lambda c: any(isinstance(x, m.State) for x in c.received))
         monkeypatch.setattr(store, "events_since", unreachable)
-        with caplog.at_level(logging.WARNING, logger="server.ws"):
+        with caplog.at_level(logging.WARNING, logger="server.web.game_socket"):
             for held in hub.members(white.game):
                 held.deliver(RESYNC)  # as when the channel between nodes broke
             await closed_with(watcher, m.CloseCode.SERVER_ERROR)

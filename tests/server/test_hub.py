@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from protocol import messages as m
-from server.hub import Hub
+from server.services.hub import Hub
 from server.store.memory import MemoryStore
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from protocol import messages as m
 from server.config import ConfigError, Settings
-from server.limits import (
+from server.web.limits import (
     AddressLimits,
     ChatFilter,
     SocketLimits,
@@ -16,7 +16,7 @@ from server.limits import (
     client_ip,
     parse_networks,
 )
-from server.origin import allowlist, normal_origin, origin_allowed
+from server.web.origin import allowlist, normal_origin, origin_allowed
 
 
 def test_a_window_allows_its_limit_then_refuses_until_the_oldest_ages_out():
@@ -166,12 +166,14 @@ def test_uvicorn_is_pinned_and_its_websocket_limits_are_ours():
 
     import uvicorn
 
-    from server.__main__ import uvicorn_config
+    from server.net.serve import uvicorn_config
+    from server.web.app import create_app
 
     pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
     (pin,) = [d for d in pyproject["project"]["dependencies"] if d.startswith("uvicorn")]
     assert pin.endswith(f"=={uvicorn.__version__}")
-    config = uvicorn_config(Settings(ping_interval_s=5, ping_timeout_s=7))
+    settings = Settings(ping_interval_s=5, ping_timeout_s=7)
+    config = uvicorn_config(settings, create_app(settings))
     assert config.ws == "websockets-sansio"
     assert config.ws_max_size == m.MAX_FRAME_BYTES == 8 * 1024
     assert config.ws_per_message_deflate is False

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from server import lobby, room
-from server.commands import Connect, Disconnect
-from server.record import GameRecord
+from server.core import room
+from server.core.commands import Connect, Disconnect
+from server.core.record import GameRecord
+from server.services import lobby
 from server.store import MemoryStore
 
 T0 = 1_000_000

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from protocol import messages as m
-from server import room
-from server.commands import Chat, Join, Tick
-from server.games import Games
+from server.core import room
+from server.core.commands import Chat, Join, Tick
+from server.services.games import Games
 from server.store import MemoryStore
 
 T0 = 1_000_000

@@ -9,22 +9,16 @@ import pytest
 from redis_server import redis_server_or_skip
 
 from protocol.client import HttpError, Kondavo
-from server import room
-from server.commands import MarkRated, Resign, Tick
-from server.games import Games
-from server.glicko2 import Rating, rate_game
-from server.ratings import (
-    Entry,
-    MemoryRatings,
-    computer_id,
-    public_id,
-    rate,
-    settle,
-    valid_player_id,
-)
-from server.ratings_redis import RedisRatings
-from server.record import SeatRecord
+from server.core import room
+from server.core.commands import MarkRated, Resign, Tick
+from server.core.glicko2 import Rating, rate_game
+from server.core.ratings import Entry, computer_id, public_id, rate, valid_player_id
+from server.core.record import SeatRecord
+from server.services.games import Games
+from server.services.settler import settle
 from server.store import MemoryStore
+from server.store.ratings import MemoryRatings
+from server.store.ratings_redis import RedisRatings
 
 ALICE = "alice-0123456789abcdef"
 BOB = "bob-0123456789abcdef00"
@@ -76,7 +70,7 @@ def _rated_record(now: int = 1_000):
 
 
 def test_a_rated_game_cannot_be_joined_without_a_player_id_nor_by_its_creator():
-    from server.commands import Join
+    from server.core.commands import Join
 
     record = _rated_record()
     out = room.handle(record, Join(token="u" * 22), 2_000)
@@ -89,7 +83,7 @@ def test_a_rated_game_cannot_be_joined_without_a_player_id_nor_by_its_creator():
 
 
 def test_mark_rated_happens_once_and_a_finished_unsettled_game_keeps_a_deadline():
-    from server.commands import Join
+    from server.core.commands import Join
 
     record = room.handle(_rated_record(), Join(token="u" * 22, player=public_id(BOB)), 2_000)
     over = room.handle(record.record, Resign("black"), 3_000).record
@@ -114,7 +108,7 @@ def test_the_computers_turn_has_a_deadline_so_another_node_can_pick_it_up():
 
 
 def test_a_rematch_against_the_computer_is_accepted_at_once_and_keeps_the_computer():
-    from server.commands import Fresh, OfferRematch
+    from server.core.commands import Fresh, OfferRematch
 
     record = room.new_game(
         game_id="g3", variant="english", now=0, creator="white", creator_token="t" * 22,
@@ -170,7 +164,7 @@ async def test_two_games_of_one_player_landing_together_both_count():
 
 
 async def test_settle_is_safe_to_call_any_number_of_times():
-    from server.commands import Join
+    from server.core.commands import Join
 
     store, ratings = MemoryStore(), MemoryRatings()
     games = Games(store)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from server.record import GameRecord, SeatRecord
+from server.core.record import GameRecord, SeatRecord
 
 
 def full_record() -> GameRecord:

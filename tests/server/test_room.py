@@ -9,8 +9,8 @@ import pytest
 from engine import Game, get_rules
 from protocol import messages as m
 from protocol.messages import ErrorCode
-from server import room
-from server.commands import (
+from server.core import room
+from server.core.commands import (
     Abort,
     AcceptDraw,
     AcceptRematch,
@@ -28,7 +28,7 @@ from server.commands import (
     Resign,
     Tick,
 )
-from server.record import GameRecord
+from server.core.record import GameRecord
 
 WHITE, BLACK, INVITE = "w" * 22, "b" * 22, "i" * 22
 T0 = 1_000_000

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from protocol import messages as m
-from server import board, room
-from server import commands as c
-from server.record import GameRecord
+from server.core import commands as c
+from server.core import replay, room, wire
+from server.core.record import GameRecord
 
 SIDES = st.sampled_from(["white", "black"])
 ANYONE = st.sampled_from(["white", "black", None])
@@ -72,8 +72,8 @@ class RoomMachine(RuleBasedStateMachine):
         if moved:
             assert isinstance(command, c.PlayMove) and len(moved) == 1
             assert by is not None and by == before.side_to_move and before.status == "playing"
-            game = board.replay(before.variant, before.start_fen, before.moves)
-            assert moved[0].path in [move["path"] for move in board.legal(game)]
+            game = replay.replay(before.variant, before.start_fen, before.moves)
+            assert moved[0].path in [move["path"] for move in wire.legal(game)]
             assert outcome.record.moves == [*before.moves, moved[0].notation]
             self.applied_moves += 1
         else:
@@ -115,8 +115,8 @@ class RoomMachine(RuleBasedStateMachine):
 
     def _legal(self) -> list[list[str]]:
         assert self.record is not None
-        game = board.replay(self.record.variant, self.record.start_fen, self.record.moves)
-        return [move["path"] for move in board.legal(game)]
+        game = replay.replay(self.record.variant, self.record.start_fen, self.record.moves)
+        return [move["path"] for move in wire.legal(game)]
 
     @rule(by=ANYONE, pick=st.integers(0, 200), stale=st.booleans())
     def move_a_legal_path(self, by, pick: int, stale: bool) -> None:
@@ -131,7 +131,7 @@ class RoomMachine(RuleBasedStateMachine):
           notation=st.one_of(st.none(), st.text(max_size=12)))
     def move_anything(self, by, squares: list[int], notation) -> None:
         assert self.record is not None
-        labels = [label for label, _, _ in board.layout(self.record.variant)["squares"]]
+        labels = [label for label, _, _ in wire.layout(self.record.variant)["squares"]]
         path = tuple(labels[i % len(labels)] for i in squares) if squares else None
         self.apply(c.PlayMove(by, path, notation))
 
@@ -176,7 +176,7 @@ class RoomMachine(RuleBasedStateMachine):
     def the_record_is_consistent(self) -> None:
         if self.record is None:
             return
-        game = board.replay(self.record.variant, self.record.start_fen, self.record.moves)
+        game = replay.replay(self.record.variant, self.record.start_fen, self.record.moves)
         assert self.record.fen == game.position.fen()
         if self.record.status in ("finished", "aborted"):
             assert self.ended == 1

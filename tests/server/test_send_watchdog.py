@@ -1,6 +1,6 @@
 """The node's one send watchdog: a send that waits too long gets its socket cut off."""
 
-from server.watchdog import SendWatchdog
+from server.net.watchdog import SendWatchdog
 
 
 class FakeSocket:

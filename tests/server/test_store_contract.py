@@ -21,9 +21,9 @@ from redis_server import (
 )
 
 from protocol import messages as m
-from server import room
-from server.commands import Abort, Chat, Join, PlayMove, Tick
-from server.games import Games
+from server.core import room
+from server.core.commands import Abort, Chat, Join, PlayMove, Tick
+from server.services.games import Games
 from server.store import MemoryStore
 from server.store.redis import RESYNC, SHARDS, RedisStore, StoreUnavailable, shard_of
 
@@ -441,9 +441,9 @@ async def test_a_nodes_own_events_come_back_as_committed_and_others_decoded(redi
 
 
 def _first_legal(record) -> str:
-    from server import board
+    from server.core import replay
 
-    game = board.replay(record.variant, record.start_fen, record.moves)
+    game = replay.replay(record.variant, record.start_fen, record.moves)
     return str(next(iter(game.legal_moves())))
 
 

@@ -5,7 +5,7 @@ queue in order, keeps the client's version gap-free (fetching missed events from
 the store's log, or sending a full state), and renders each event for this seat.
 While the writer is idle (its queue empty, no send waiting), an event next in
 order, or a plain message, is written at once by ``deliver`` instead
-(``gate.frame_writer``): no task wakes for it. Anything else, or a transport that
+(``net.frames.frame_writer``): no task wakes for it. Anything else, or a transport that
 would make the send wait, goes through the queue.
 
 A socket that stops reading only ever blocks its own writer: when its queue fills
@@ -27,16 +27,15 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from protocol import messages as m
 from protocol.messages import CloseCode, ErrorCode, ProtocolError
-
-from . import commands as c
-from . import room, views
-from .games import Games, NotFound, fresh
-from .hub import Hub
-from .limits import SocketLimits
-from .record import GameRecord, Side, other
-from .room import RoomEvent
-from .store import Resync, StoreUnavailable
-from .watchdog import SendWatchdog
+from server.core import commands as c
+from server.core import room, views
+from server.core.record import GameRecord, Side, other
+from server.core.room import RoomEvent
+from server.net.watchdog import SendWatchdog
+from server.services.games import Games, NotFound, fresh
+from server.services.hub import Hub
+from server.store import Resync, StoreUnavailable
+from server.web.limits import SocketLimits
 
 log = logging.getLogger(__name__)
 
@@ -102,15 +101,15 @@ class GameSocket:
         self.strikes = 0
         self.closing = False
         self.closed = False
-        # Drops the TCP connection at once (see gate.py); None outside uvicorn.
+        # Drops the TCP connection at once (see net/frames.py); None outside uvicorn.
         self._abort = websocket.scope.get("kondavo.abort")
-        # The server's send under Starlette's wrappers (gate.py): frames go straight
+        # The server's send under Starlette's wrappers (web/gate.py): frames go straight
         # to it. Starlette's WebSocket would only repeat checks uvicorn makes itself
         # (nothing after a close) and turn the OSError of a lost peer into its own.
         self._send_frame = websocket.scope.get("kondavo.send", websocket.send)
         # And a way to write a frame without waiting, when the transport takes it.
         self._write_now = websocket.scope.get("kondavo.write_now")
-        # Likewise the server's receive, once the handshake is over (gate.py).
+        # Likewise the server's receive, once the handshake is over (web/gate.py).
         self._receive = websocket.scope.get("kondavo.receive", websocket.receive)
         # When the pending send began (None: no send waiting): the node's one
         # SendWatchdog cuts the socket off when a send waits too long.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .record import Side
+from server.core.record import Side
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from protocol.messages import ErrorCode
-
-from . import room
-from .commands import Command, Fresh
-from .record import GameRecord, Side
-from .room import Outcome, Refusal
-from .store import Store
+from server.core import room
+from server.core.commands import Command, Fresh
+from server.core.record import GameRecord, Side
+from server.core.room import Outcome, Refusal
+from server.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +45,7 @@ class NotFound:
 
 
 # Told each record a command leaves behind (and a rematch it created), committed or
-# not: the computer's seat (``bots.BotTable``) and the ratings (``ratings.Settler``)
+# not: the computer's seat (``computer.BotTable``) and the ratings (``settler.Settler``)
 # react to what the game now needs. An observer must not raise.
 Observer = Callable[[GameRecord], Awaitable[None]]
 

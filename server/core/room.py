@@ -29,9 +29,8 @@ from engine import (
 from engine.levels import think_time
 from protocol import messages as m
 from protocol.messages import CHAT_MAX_CHARS, ErrorCode
-
-from . import board
-from .commands import (
+from server.core import replay, wire
+from server.core.commands import (
     Abort,
     AcceptDraw,
     AcceptRematch,
@@ -51,7 +50,7 @@ from .commands import (
     Resign,
     Tick,
 )
-from .record import CHAT_KEPT, SIDES, GameRecord, SeatRecord, Side, other
+from server.core.record import CHAT_KEPT, SIDES, GameRecord, SeatRecord, Side, other
 
 # A computer's turn that has waited this long beyond its level's think time is
 # picked up by whichever node's timekeeper sees the deadline (its node may be gone).
@@ -181,7 +180,7 @@ def new_game(
     creator_provisional: bool = False,
 ) -> GameRecord:
     """A fresh record with the creator seated; raises the engine's errors for a bad FEN."""
-    game = board.replay(variant, start_fen, [])
+    game = replay.replay(variant, start_fen, [])
     seats: dict[str, SeatRecord | None] = {"white": None, "black": None}
     seats[creator] = SeatRecord(
         token=creator_token,
@@ -434,9 +433,9 @@ def _join(rec: GameRecord, cmd: Join, now: int, out: Outcome) -> None:
     rec.invite = None
     rec.turn_since = now
     # The side to move learns its moves from this event; nobody needs a fresh state.
-    game = board.replay(rec.variant, rec.start_fen, rec.moves)
+    game = replay.replay(rec.variant, rec.start_fen, rec.moves)
     _emit(rec, out.events, m.Joined, side=side, name=cmd.name,
-          side_to_move=rec.side_to_move, legal=board.legal(game),
+          side_to_move=rec.side_to_move, legal=wire.legal(game),
           rating=cmd.rating, provisional=cmd.provisional)
     out.acked = True
 
@@ -503,7 +502,7 @@ def _resolve_move(rec: GameRecord, cmd: PlayMove, game: Game) -> Move:
         raise _Refused(ErrorCode.MOVE_INVALID, str(exc)) from None
     except EngineError as exc:
         raise _Refused(ErrorCode.MOVE_INVALID, str(exc)) from None
-    if cmd.path is not None and board.labels(rec.variant, move.path) != list(cmd.path):
+    if cmd.path is not None and wire.labels(rec.variant, move.path) != list(cmd.path):
         # The engine read the squares differently (e.g. a capture written as a step).
         raise _Refused(ErrorCode.MOVE_ILLEGAL, f"{'-'.join(cmd.path)} is not a legal move here.")
     return move
@@ -525,9 +524,9 @@ def _play_move(rec: GameRecord, cmd: PlayMove, now: int, out: Outcome) -> None:
             "The board changed since you chose that move; here is the current position.",
             resync=True,
         )
-    before = board.replay(rec.variant, rec.start_fen, rec.moves)
+    before = replay.replay(rec.variant, rec.start_fen, rec.moves)
     chosen = _resolve_move(rec, cmd, before)
-    game = board.played(rec.variant, rec.start_fen, rec.moves, chosen, before)
+    game = replay.played(rec.variant, rec.start_fen, rec.moves, chosen, before)
     move = game.moves[-1]
     # Clock: the mover's time runs only after its own first move (as on lichess);
     # the increment is earned by timed moves.
@@ -550,12 +549,12 @@ def _play_move(rec: GameRecord, cmd: PlayMove, now: int, out: Outcome) -> None:
         ply=len(rec.moves),
         by=by,
         notation=game.notation[-1],
-        path=board.labels(rec.variant, move.path),
-        captured=board.labels(rec.variant, move.captured),
+        path=wire.labels(rec.variant, move.path),
+        captured=wire.labels(rec.variant, move.captured),
         fen=rec.fen,
         side_to_move=rec.side_to_move,
-        pieces=board.pieces(game),
-        legal=board.legal(game),
+        pieces=wire.pieces(game),
+        legal=wire.legal(game),
         clocks=rec.clocks(now),
     )
     rec.position_version = rec.version

@@ -6,10 +6,9 @@ from typing import Any
 
 from engine import Game, get_rules
 from protocol import messages as m
-
-from . import board
-from .record import SIDES, GameRecord, Side
-from .room import RoomEvent
+from server.core import replay, wire
+from server.core.record import SIDES, GameRecord, Side
+from server.core.room import RoomEvent
 
 
 def players(record: GameRecord) -> dict[str, Any]:
@@ -52,7 +51,7 @@ def clock_spec(record: GameRecord) -> dict[str, int] | None:
 
 def state_for(record: GameRecord, viewer: Side | None, spectators: int, now: int) -> m.State:
     """The full state for one socket: ``viewer`` is its seat, or None for a spectator."""
-    game = board.replay(record.variant, record.start_fen, record.moves)
+    game = replay.replay(record.variant, record.start_fen, record.moves)
     rules = get_rules(record.variant)
     to_move = viewer is not None and record.status == "playing" and viewer == record.side_to_move
     claimable = False
@@ -69,16 +68,16 @@ def state_for(record: GameRecord, viewer: Side | None, spectators: int, now: int
         game=record.id,
         variant=record.variant,
         variant_name={"en": rules.name_en, "de": rules.name_de},
-        board=board.layout(record.variant),
+        board=wire.layout(record.variant),
         you=viewer,
         status=record.status,
         players=players(record),
         start_fen=game.start_fen,
         fen=record.fen,
         side_to_move=record.side_to_move,
-        pieces=board.pieces(game),
+        pieces=wire.pieces(game),
         moves=list(record.moves),
-        legal=board.legal(game) if to_move else [],
+        legal=wire.legal(game) if to_move else [],
         clock=clock_spec(record),
         clocks=record.clocks(now),
         result=record.result,

@@ -1,7 +1,7 @@
 """Limits a public server needs: messages per socket, chat lines, sockets and games per IP.
 
 Pure bookkeeping with the time passed in (``time.monotonic()`` by default), so each
-limit is testable without sleeping. The adapters (``ws.py``, ``gate.py``, ``api.py``)
+limit is testable without sleeping. The adapters (``game_socket``, ``gate``, ``api``)
 decide what a refusal means on their transport: close 1008, an ``error``, a 429.
 """
 

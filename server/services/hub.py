@@ -18,13 +18,12 @@ from collections.abc import AsyncIterator
 from typing import Protocol
 
 from protocol.messages import ServerMessage
-
-from .room import RoomEvent
-from .store import Resync, Store
+from server.core.room import RoomEvent
+from server.store import Resync, Store
 
 
 class Member(Protocol):
-    """A local socket in a room (see ``ws.GameSocket``)."""
+    """A local socket in a room (see ``web.game_socket.GameSocket``)."""
 
     def deliver(self, item: RoomEvent | ServerMessage | Resync) -> None: ...
 

@@ -25,8 +25,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
 from engine import VARIANTS
-
-from .ratings import Entry
+from server.core.ratings import Entry
 
 # KEYS: applied, entries, top.  ARGV: game id, changes, n, then n times:
 # player, expected entry ('' = none), new entry, new rating.

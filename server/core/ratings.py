@@ -22,22 +22,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from engine.levels import LEVELS
-
-from . import room
-from .commands import MarkRated
-from .glicko2 import Rating, rate_game
-from .record import SIDES, GameRecord, Side
-
-if TYPE_CHECKING:
-    from .games import Games
-
-log = logging.getLogger(__name__)
+from server.core.glicko2 import Rating, rate_game
+from server.core.record import SIDES, Side
 
 PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 COMPUTER_ID = re.compile(r"computer-([1-9][0-9]?)")
@@ -156,63 +147,6 @@ class Ratings(Protocol):
     async def close(self) -> None: ...
 
 
-class MemoryRatings:
-    """Ratings in this process: the embedded default (with ``MemoryStore``)."""
-
-    name = "memory"
-
-    def __init__(self) -> None:
-        self._entries: dict[str, dict[str, str]] = {}  # variant -> player -> json
-        self._applied: dict[str, dict[str, Any]] = {}
-
-    async def load(self, variant: str, players: list[str]) -> dict[str, Entry | None]:
-        table = self._entries.get(variant, {})
-        return {p: Entry.from_json(table[p]) if p in table else None for p in players}
-
-    async def commit(
-        self,
-        game_id: str,
-        variant: str,
-        expected: dict[str, Entry | None],
-        new: dict[str, Entry],
-        changes: dict[str, Any],
-    ) -> dict[str, Any] | None:
-        if game_id in self._applied:
-            return self._applied[game_id]
-        table = self._entries.setdefault(variant, {})
-        for player, entry in expected.items():
-            if table.get(player) != (entry.to_json() if entry is not None else None):
-                return None
-        for player, entry in new.items():
-            table[player] = entry.to_json()
-        self._applied[game_id] = changes
-        return changes
-
-    async def top(self, variant: str, limit: int) -> list[tuple[str, Entry]]:
-        entries = [(p, Entry.from_json(e)) for p, e in self._entries.get(variant, {}).items()]
-        entries.sort(key=lambda pe: (-pe[1].rating.rating, pe[0]))
-        return entries[:limit]
-
-    async def of_player(self, player: str) -> dict[str, Entry]:
-        return {
-            variant: Entry.from_json(table[player])
-            for variant, table in self._entries.items()
-            if player in table
-        }
-
-    async def close(self) -> None:
-        pass
-
-
-def make_ratings(redis_url: str | None) -> Ratings:
-    """``RedisRatings`` when a Redis URL is configured, else ``MemoryRatings``."""
-    if redis_url:
-        from .ratings_redis import RedisRatings
-
-        return RedisRatings(redis_url)
-    return MemoryRatings()
-
-
 # --- reading ----------------------------------------------------------------------------
 
 
@@ -236,7 +170,7 @@ async def player_ratings(ratings: Ratings, player: str) -> dict[str, Entry]:
 # --- settling a rated game -----------------------------------------------------------
 
 
-def _score(result: str) -> float:
+def score_of(result: str) -> float:
     return {"white": 1.0, "black": 0.0, "draw": 0.5}[result]
 
 
@@ -282,40 +216,3 @@ async def rate(
         if applied is not None:
             return applied
     raise RuntimeError(f"game {game_id}: the ratings kept changing under this update")
-
-
-async def settle(games: Games, ratings: Ratings, record: GameRecord) -> bool:
-    """Apply a finished rated game's result to both ratings and mark the game; True if
-    this call found it unsettled. Safe to call any number of times, on any node."""
-    if not room.needs_rating(record) or record.result is None:
-        return False
-    players: dict[Side, str] = {}
-    names: dict[Side, str | None] = {}
-    for side in SIDES:
-        seat = record.seat(side)
-        if seat is None or seat.player is None:
-            log.warning("game %s: rated, but the %s seat has no player id", record.id, side)
-            return False
-        players[side], names[side] = seat.player, seat.name
-    changes = await rate(
-        ratings, record.id, record.variant, players, names, _score(record.result)
-    )
-    await games.run(record.id, MarkRated(changes))
-    return True
-
-
-class Settler:
-    """A ``Games`` observer: settles each rated game as the command that ends it returns;
-    the timekeeper's deadline (``room.deadline``) retries one that failed."""
-
-    def __init__(self, games: Games, ratings: Ratings):
-        self.games = games
-        self.ratings = ratings
-
-    async def __call__(self, record: GameRecord) -> None:
-        if not room.needs_rating(record):
-            return
-        try:
-            await settle(self.games, self.ratings, record)
-        except Exception:  # the deadline brings it back; the move that ended it stands
-            log.exception("game %s: the ratings could not be settled yet", record.id)

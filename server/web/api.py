@@ -18,12 +18,12 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from engine import VARIANTS, EngineError, Reason, Result, UnknownVariantError, get_rules
 from protocol.messages import NAME_MAX_CHARS, PROTOCOL_VERSION, ErrorCode
-
-from . import board, lobby, ratings, room, views
-from .commands import Join
-from .games import Games, NotFound, new_game_id, new_token
-from .limits import client_ip
-from .record import GameRecord, SeatRecord
+from server.core import ratings, replay, room, views
+from server.core.commands import Join
+from server.core.record import GameRecord, SeatRecord
+from server.services import lobby
+from server.services.games import Games, NotFound, new_game_id, new_token
+from server.web.limits import client_ip
 
 MAX_BODY_BYTES = 16 * 1024
 MAX_INITIAL_S = 3 * 3600
@@ -135,7 +135,7 @@ def _fen(body: dict[str, Any], variant: str) -> str | None:
     if not isinstance(fen, str) or len(fen) > 1000:
         raise BadRequest(ErrorCode.API_BAD_FEN, "'fen' must be a FEN string.")
     try:
-        game = board.replay(variant, fen, [])
+        game = replay.replay(variant, fen, [])
     except EngineError as exc:
         raise BadRequest(ErrorCode.API_BAD_FEN, str(exc)) from None
     if game.result is not None:
@@ -331,7 +331,7 @@ async def game_pdn(request: Request) -> Response:
     record = await _record(request)
     if record is None:
         return refusal(ErrorCode.ROOM_NOT_FOUND, "There is no game with this id.", 404)
-    game = board.replay(record.variant, record.start_fen, record.moves).copy()
+    game = replay.replay(record.variant, record.start_fen, record.moves).copy()
     if game.result is None and record.result is not None and record.reason is not None:
         game.finish(Result(record.result), Reason(record.reason))
     names = views.players(record)

@@ -23,23 +23,23 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from protocol.messages import ErrorCode
-
-from . import api
-from .bots import Bot, BotTable
-from .computer import PoolBot, make_pool
-from .config import Settings
-from .games import Games
-from .gate import Gate
-from .hub import Hub
-from .limits import AddressLimits, parse_networks
-from .lobby import LobbyFeed
-from .origin import allowlist
-from .ratings import Ratings, Settler, make_ratings
-from .security import SecurityHeaders
-from .store import MemoryStore, Store, StoreUnavailable
-from .timekeeper import Timekeeper
-from .watchdog import SendWatchdog
-from .ws import GameSocket
+from server.config import Settings
+from server.core.ratings import Ratings
+from server.net.watchdog import SendWatchdog
+from server.services.computer import Bot, BotTable, PoolBot, make_pool
+from server.services.games import Games
+from server.services.hub import Hub
+from server.services.lobby import LobbyFeed
+from server.services.settler import Settler
+from server.services.timekeeper import Timekeeper
+from server.store import MemoryStore, Store, StoreUnavailable
+from server.store.ratings import make_ratings
+from server.web import api, lobby_socket
+from server.web.game_socket import GameSocket
+from server.web.gate import Gate
+from server.web.limits import AddressLimits, parse_networks
+from server.web.origin import allowlist
+from server.web.security import SecurityHeaders
 
 log = logging.getLogger(__name__)
 
@@ -51,9 +51,9 @@ async def game_socket(websocket: WebSocket) -> None:
     await GameSocket(websocket, websocket.path_params["id"], websocket.app.state).serve()
 
 
-async def lobby_socket(websocket: WebSocket) -> None:
+async def lobby_endpoint(websocket: WebSocket) -> None:
     state = websocket.app.state
-    await state.lobby.serve(websocket, state.settings)
+    await lobby_socket.serve(state.lobby, websocket, state.settings)
 
 
 async def store_unavailable(request: Request, exc: Exception) -> Response:
@@ -69,7 +69,7 @@ def make_store(settings: Settings) -> Store:
     """``RedisStore`` when ``KONDAVO_REDIS_URL`` is set, else the embedded store."""
     kept_ms = round(settings.finished_kept_s * 1000)
     if settings.redis_url:
-        from .store.redis import RedisStore
+        from server.store.redis import RedisStore
 
         return RedisStore(settings.redis_url, keep_events=settings.events_kept,
                           finished_kept_ms=kept_ms)
@@ -179,7 +179,7 @@ def create_app(
         Route("/api/ratings/{variant}", api.leaderboard),
         Route("/api/players/{id}", api.player_ratings),
         WebSocketRoute("/ws/games/{id}", game_socket),
-        WebSocketRoute("/ws/lobby", lobby_socket),
+        WebSocketRoute("/ws/lobby", lobby_endpoint),
     ]
     if settings.client_dir.is_dir():
         routes.append(Mount("/static", StaticFiles(directory=settings.client_dir), name="static"))

@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from .commands import Tick
-from .games import Games
-from .store import StoreUnavailable
+from server.core.commands import Tick
+from server.services.games import Games
+from server.store import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
