@@ -43,7 +43,8 @@ _WRITTEN_FROM_GAME = ("Result", "GameType", "SetUp", "FEN")
 # The Italian federation's files name their result tag in Italian.
 _RESULT_TAGS = ("Result", "Risultato")
 _DRAW_MARKS = ("1/2-1/2", "½-½", "1-1")
-_UNKNOWN_MARKS = ("*", "", "?")
+# "0-0" (PDN 3.0: lost for both players) has no Kondavo result: read as unknown.
+_UNKNOWN_MARKS = ("*", "", "?", "0-0")
 
 
 @dataclass
@@ -116,7 +117,8 @@ def rules_for_gametype(value: str) -> Rules:
 
 
 def result_from_pdn(text: str, rules: Rules) -> Result | None:
-    """A PDN result in either convention; None for ``*`` (unfinished or unknown).
+    """A PDN result in either convention; None for ``*`` (unfinished or unknown) and
+    ``0-0`` (lost for both).
 
     The first number is the first player's score: White's in International ("2-0"),
     Black's in English checkers ("1-0" is a Black win).
@@ -132,7 +134,8 @@ def result_from_pdn(text: str, rules: Rules) -> Result | None:
     if mark in ("0-1", "0-2"):
         return Result.win_for(second)
     raise PdnTagError(f"{text!r} is not a PDN result: write 2-0, 1-1 or 0-2 (or 1-0, "
-                      "1/2-1/2 or 0-1), the first player's score first, or * when unknown")
+                      "1/2-1/2 or 0-1), the first player's score first, 0-0 when both "
+                      "lost, or * when unknown")
 
 
 def result_to_pdn(result: Result | None, rules: Rules) -> str:
@@ -301,12 +304,7 @@ def _choose_capture(game: Game, token: Token, rest: list[Token],
     """A short capture naming several captures that take different pieces: the one the
     rest of the record fits (its next moves, then its result), when only one does."""
     pos = game.position
-    path, _ = parse_path(pos, token.text)
-    candidates: list[Move] = []
-    for m in pos.legal_moves():
-        same_ends = m.path[0] == path[0] and m.path[-1] == path[-1]
-        if same_ends and _in_order(path, m.path) and m not in candidates:
-            candidates.append(m)
+    candidates = _captures_named(pos, token.text)
     after = {id(m): _replay_rest(game, m, rest) for m in candidates}
     fitting = [m for m in candidates if after[id(m)] is not None]
     if len(fitting) == 1:
@@ -327,17 +325,36 @@ def _choose_capture(game: Game, token: Token, rest: list[Token],
                                 "write the full path", token.line)
 
 
-def _replay_rest(game: Game, move: Move, rest: list[Token]) -> Game | None:
-    """The game after ``move`` and the moves of ``rest``; None if one of them is illegal."""
+def _captures_named(pos: Position, text: str) -> list[Move]:
+    """The legal moves whose path runs through the squares ``text`` names, in order."""
+    path, _ = parse_path(pos, text)
+    found: list[Move] = []
+    for m in pos.legal_moves():
+        same_ends = m.path[0] == path[0] and m.path[-1] == path[-1]
+        if same_ends and _in_order(path, m.path) and m not in found:
+            found.append(m)
+    return found
+
+
+def _replay_rest(game: Game, move: Move, rest: list[Token], depth: int = 0) -> Game | None:
+    """The game after ``move`` and the moves of ``rest``; None if one of them is illegal.
+    A later short capture that is ambiguous too is tried each way (a few levels deep):
+    the wrong first choice often shows only there."""
     trial = game.copy()
     trial.play(move)
-    for token in rest:
+    for i, token in enumerate(rest):
         if trial.is_over:
             return None
         try:
             trial.play(token.text)
         except AmbiguousMoveError:
-            return trial  # legal so far; that later capture is resolved in its turn
+            if depth >= 3:
+                return trial  # legal so far; that capture is resolved in its turn
+            for inner in _captures_named(trial.position, token.text):
+                ended = _replay_rest(trial, inner, rest[i + 1:], depth + 1)
+                if ended is not None:
+                    return ended
+            return None
         except EngineError:
             return None
     return trial

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 
 from .errors import InvalidPdnError, PdnSyntaxError
 
-# Game termination markers: PDN 3.0's International type (2-0, 1-1, 0-2), the checkers
-# and chess type (1-0, 1/2-1/2, 0-1) and "*" (unfinished or unknown). Not followed by
-# a digit, so "1-10" stays a move.
-RESULT = r"(?:1/2-1/2|½-½|1-0|0-1|2-0|0-2|1-1|\*)(?![\w/-])"
+# Game termination markers: PDN 3.0's International type (2-0, 1-1, 0-2), its Default
+# type (1-0, 1/2-1/2, 0-1), 0-0 (lost for both) and "*" (unfinished or unknown). Not
+# followed by a digit, so "1-10" stays a move.
+RESULT = r"(?:1/2-1/2|½-½|1-0|0-1|2-0|0-2|1-1|0-0|\*)(?![\w/-])"
 _SQUARE = r"(?:\d+|[a-zA-Z]\d+)"
 _TOKEN = re.compile(
     rf"""

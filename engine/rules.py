@@ -85,8 +85,8 @@ class Rules:
     fen_accepts_numbers: bool
     gametype: str  # PDN GameType tag
     # Points a win scores in a PDN result, the first player's score written first:
-    # 2 writes 2-0 / 1-1 / 0-2 (PDN 3.0's International result type, as lidraughts writes),
-    # 1 writes 1-0 / 1/2-1/2 / 0-1 (the checkers PDN convention).
+    # 2 writes 2-0 / 1-1 / 0-2 (PDN 3.0's "International" result type, as lidraughts writes
+    # it for its FMJD rule sets), 1 writes 1-0 / 1/2-1/2 / 0-1 (PDN 3.0's "Default" type).
     pdn_win_points: int = 2
 
     # --- derived -------------------------------------------------------------------

@@ -64,8 +64,8 @@ ENGLISH = Rules(
     capture_separator="x",
     fen_accepts_numbers=False,
     gametype="21,B,8,8,N1,0",
-    # Checkers PDN (CheckerBoard, the OCA archive): "1-0" is a win for the first
-    # player, Black; see the README's PDN section for the sources.
+    # Checkers PDN (CheckerBoard, the OCA archive; PDN 3.0's "Default" result type):
+    # "1-0" is a win for the first player, Black; the README's PDN section has the sources.
     pdn_win_points=1,
 )
 
@@ -89,6 +89,7 @@ INTERNATIONAL = Rules(
     capture_separator="x",
     fen_accepts_numbers=False,
     gametype="20,W,10,10,N2,0",
+    pdn_win_points=2,  # PDN 3.0 "International" result type: 2-0, 1-1, 0-2
 )
 
 BRAZILIAN = Rules(
@@ -111,6 +112,7 @@ BRAZILIAN = Rules(
     capture_separator="x",
     fen_accepts_numbers=True,
     gametype="26,W,8,8,A0,0",
+    pdn_win_points=2,  # 2-0, 1-1, 0-2 as lidraughts writes them (PDN 3.0 lists "Default")
 )
 
 RUSSIAN = Rules(
@@ -133,6 +135,7 @@ RUSSIAN = Rules(
     capture_separator=":",
     fen_accepts_numbers=True,
     gametype="25,W,8,8,A0,0",
+    pdn_win_points=2,  # 2-0, 1-1, 0-2 as lidraughts writes them (PDN 3.0 lists "Default")
 )
 
 SPANISH = Rules(
@@ -155,6 +158,7 @@ SPANISH = Rules(
     capture_separator="x",
     fen_accepts_numbers=False,
     gametype="24,W,8,8,N1,1",
+    pdn_win_points=1,  # PDN 3.0 GameType table: the "Default" result type (1-0, 1/2-1/2)
 )
 
 ITALIAN = Rules(
@@ -178,6 +182,7 @@ ITALIAN = Rules(
     capture_separator="x",
     fen_accepts_numbers=False,
     gametype="22,W,8,8,N2,1",
+    pdn_win_points=1,  # PDN 3.0 GameType table: the "Default" result type (1-0, 1/2-1/2)
 )
 
 TURKISH = Rules(
@@ -200,6 +205,7 @@ TURKISH = Rules(
     capture_separator="x",
     fen_accepts_numbers=False,
     gametype="30,W,8,8,A0,0",
+    pdn_win_points=1,  # PDN 3.0 GameType table: the "Default" result type (1-0, 1/2-1/2)
 )
 
 VARIANTS: dict[str, Rules] = {

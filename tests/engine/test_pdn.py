@@ -166,11 +166,12 @@ def test_the_writer_uses_each_rule_sets_result_convention(variant):
     first, second = rules.first_to_move, rules.first_to_move.opponent
     written = {result: result_to_pdn(result, rules)
                for result in (Result.win_for(first), Result.DRAW, Result.win_for(second))}
-    if variant == "english":  # checkers PDN: 1-0 is a win for the first player, Black
-        assert list(written.values()) == ["1-0", "1/2-1/2", "0-1"]
-        assert written[Result.BLACK_WINS] == "1-0"
-    else:  # PDN 3.0's International result type, as lidraughts writes it
+    if variant in ("international", "russian", "brazilian"):
+        # PDN 3.0's International result type, as lidraughts writes it for these
         assert list(written.values()) == ["2-0", "1-1", "0-2"]
+    else:  # PDN 3.0's Default type; in English checkers 1-0 is a win for Black
+        assert list(written.values()) == ["1-0", "1/2-1/2", "0-1"]
+        assert variant != "english" or written[Result.BLACK_WINS] == "1-0"
     for result, text in written.items():
         assert result_from_pdn(text, rules) is result
 
@@ -178,6 +179,7 @@ def test_the_writer_uses_each_rule_sets_result_convention(variant):
 @pytest.mark.parametrize("text, result", [
     ("1-0", Result.WHITE_WINS), ("2-0", Result.WHITE_WINS), ("0-1", Result.BLACK_WINS),
     ("0-2", Result.BLACK_WINS), ("1/2-1/2", Result.DRAW), ("1-1", Result.DRAW), ("*", None),
+    ("0-0", None),
 ])
 def test_the_reader_accepts_both_result_forms_and_the_unfinished_mark(text, result):
     assert result_from_pdn(text, get_rules("international")) is result
@@ -307,7 +309,7 @@ def test_pdn_check_prints_each_game_and_a_summary():
                               "3 of 3 round trips equal, 0 played on past one of our automatic "
                               "draws")
     out = run_engine("pdn", "check", "--variant", "italian", str(DATA / "italian_tags.pdn"))
-    assert out.returncode == 0 and "Marco - Nina: 20 plies replayed, 2-0" in out.stdout
+    assert out.returncode == 0 and "Marco - Nina: 20 plies replayed, 1-0" in out.stdout
 
 
 def test_pdn_convert_writes_the_games_back_normalised_and_readable(tmp_path):
