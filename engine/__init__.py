@@ -10,6 +10,10 @@ from .errors import (
     InvalidMoveError,
     InvalidPdnError,
     InvalidSquareError,
+    PdnAmbiguousMoveError,
+    PdnMoveError,
+    PdnSyntaxError,
+    PdnTagError,
     UnknownVariantError,
 )
 from .game import Game, Reason, Result, Status
@@ -21,6 +25,7 @@ from .variants import VARIANTS, get_rules
 __all__ = [
     "AmbiguousMoveError", "Color", "CrowningInCapture", "DrawRule", "EngineError", "Game",
     "GameOverError", "IllegalMoveError", "InvalidFenError", "InvalidMoveError",
-    "InvalidPdnError", "InvalidSquareError", "Move", "Position", "Reason", "Result", "Rules",
+    "InvalidPdnError", "InvalidSquareError", "Move", "PdnAmbiguousMoveError", "PdnMoveError",
+    "PdnSyntaxError", "PdnTagError", "Position", "Reason", "Result", "Rules",
     "Status", "UnknownVariantError", "VARIANTS", "get_rules",
 ]

@@ -165,9 +165,10 @@ def replay(written: GameText, rules: Rules | None = None,
         rules = found
     elif rules is None:
         rules = VARIANTS["international"]  # PDN's default GameType is 20
-    recorded = _recorded_result(written, rules)
+    notes = notes if notes is not None else []
+    recorded = _recorded_result(written, rules, notes)
     moves = [t for t in written.tokens if t.kind == "move"]
-    game = _start(written, rules, moves, notes if notes is not None else [])
+    game = _start(written, rules, moves, notes)
     for i, token in enumerate(moves):
         if game.is_over:
             raise PdnMoveError(f"move {_label(game)} {token.written!r} comes after the game "
@@ -189,20 +190,26 @@ def replay(written: GameText, rules: Rules | None = None,
     return game
 
 
-def _recorded_result(written: GameText, rules: Rules) -> Result | None:
+def _recorded_result(written: GameText, rules: Rules, notes: list[str]) -> Result | None:
     """The game termination marker, else the Result tag; a tag that is no PDN result
     is refused even when the movetext ends with one (it says the file is not PDN)."""
-    tag_result = None
+    tag_result, tag_name = None, None
     for name in _RESULT_TAGS:
         if name in written.tags:
             try:
                 tag_result = result_from_pdn(written.tags[name], rules)
             except PdnTagError as e:
                 raise PdnTagError(f"the {name} tag: {e.reason}", written.tag_lines[name]) from None
+            tag_name = name
             break
     marks = [t for t in written.tokens if t.kind == "result"]
     if marks and marks[-1].text != "*":
-        return result_from_pdn(marks[-1].text, rules)
+        mark = result_from_pdn(marks[-1].text, rules)
+        if tag_name is not None and mark is not tag_result:
+            notes.append(f"line {marks[-1].line}: the {tag_name} tag says "
+                         f"{written.tags[tag_name]!r}, the moves end with {marks[-1].text!r}: "
+                         "read as the moves say")
+        return mark
     return tag_result
 
 

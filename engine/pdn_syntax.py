@@ -36,7 +36,7 @@ _TOKEN = re.compile(
   | (?P<result>{RESULT})
   | (?P<number>\d+[ \t]*\.+)
   | (?P<ellipsis>\.{{2,}}|…)
-  | (?P<move>{_SQUARE}(?:[ \t]*[-x:×][ \t]*{_SQUARE})+|[a-zA-Z]\d+(?:[a-zA-Z]\d+)+)[!?]*
+  | (?P<move>{_SQUARE}(?:[ \t]*[-xX:×][ \t]*{_SQUARE})+|[a-zA-Z]\d+(?:[a-zA-Z]\d+)+)[!?]*
   | (?P<strength>[!?]+)
   | (?P<word>[^\s\[\]{{}}()]+|.)
     """,
@@ -44,7 +44,7 @@ _TOKEN = re.compile(
 )
 _ESCAPE = re.compile(r'\\(.)')
 _SPACES = re.compile(r"\s+")
-_SEPARATOR = re.compile(r"[-x:×]")
+_SEPARATOR = re.compile(r"[-xX:×]")
 
 
 @dataclass

@@ -322,3 +322,19 @@ def test_pdn_convert_writes_the_games_back_normalised_and_readable(tmp_path):
     out = run_engine("pdn", "convert", str(DATA / "broken.pdn"))
     assert out.returncode == 1 and out.stdout.count("[Event ") == 3
     assert "game 4 (line 14): refused" in out.stderr
+
+
+def test_a_result_tag_that_disagrees_with_the_end_of_the_moves_is_noted_and_the_moves_win():
+    (record,) = read_pdn_games('[Result "0-2"]\n1. 32-28 19-23 1-1')
+    assert record.game.result is Result.DRAW
+    assert record.notes == ["line 2: the Result tag says '0-2', the moves end with '1-1': "
+                            "read as the moves say"]
+
+
+def test_a_capture_written_with_a_capital_x_is_read():
+    assert Game.from_pdn("1. 32-28 19-23 2. 28X19 *").notation[-1] == "28x19"
+
+
+def test_a_short_capture_is_resolved_through_a_later_short_capture_that_names_two():
+    record = games_of("ambiguous.pdn")[3]
+    assert record.game.notation == ["15x22x31", "29-25", "5x14x21x30", "19-16"]
