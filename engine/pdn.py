@@ -82,7 +82,7 @@ def read_pdn_games(text: str, rules: Rules | None = None) -> Iterator[PdnGame]:
             continue
         notes: list[str] = []
         try:
-            game = replay(written, rules, notes)
+            game = replay(written, rules, notes, only_default=True)
         except InvalidPdnError as e:
             yield PdnGame(written.index, written.line, written.tags, None, e, notes)
         else:
@@ -149,17 +149,18 @@ def result_to_pdn(result: Result | None, rules: Rules) -> str:
 
 
 def replay(written: GameText, rules: Rules | None = None,
-           notes: list[str] | None = None) -> Game:
+           notes: list[str] | None = None, *, only_default: bool = False) -> Game:
     """Replay one game's moves (automatic draws noted, not applied); ``game.tags`` holds
     its tags. Raises a narrow ``InvalidPdnError`` naming the line. What was read
-    leniently is added to ``notes``."""
+    leniently is added to ``notes``. A GameType tag naming other rules than ``rules``
+    is refused, unless ``only_default`` (``rules`` then serves games without one)."""
     tags, lines = written.tags, written.tag_lines
     if "GameType" in tags:
         try:
             found = rules_for_gametype(tags["GameType"])
         except PdnTagError as e:
             raise PdnTagError(e.reason, lines["GameType"]) from None
-        if rules is not None and found != rules:
+        if rules is not None and found != rules and not only_default:
             raise PdnTagError(f"GameType {tags['GameType']!r} is {found.name_en}, "
                               f"not {rules.name_en}", lines["GameType"])
         rules = found

@@ -89,7 +89,7 @@ def split_games(text: str) -> Iterator[GameText]:
     while pos < end:
         m = _TOKEN.match(text, pos)
         assert m is not None  # the last alternative matches any character
-        kind, word = m.lastgroup, m.group()
+        kind, word = m.lastgroup or "word", m.group()
         start_line = line
         try:
             if kind == "newline":

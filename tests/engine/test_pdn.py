@@ -338,3 +338,9 @@ def test_a_capture_written_with_a_capital_x_is_read():
 def test_a_short_capture_is_resolved_through_a_later_short_capture_that_names_two():
     record = games_of("ambiguous.pdn")[3]
     assert record.game.notation == ["15x22x31", "29-25", "5x14x21x30", "19-16"]
+
+
+def test_the_rule_set_given_serves_only_the_games_without_a_gametype():
+    text = '[GameType "21"]\n1. 11-15 *\n\n[Event "no GameType"]\n1. c3-d4 *'
+    english, russian = read_pdn_games(text, get_rules("russian"))
+    assert english.game.rules.id == "english" and russian.game.rules.id == "russian"
