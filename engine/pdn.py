@@ -78,7 +78,8 @@ def read_pdn_games(text: str, rules: Rules | None = None) -> Iterator[PdnGame]:
     _check_text(text)
     for written in split_games(text):
         if written.error is not None:
-            yield PdnGame(written.index, written.line, written.tags, None, written.error)
+            yield PdnGame(written.index, written.line, written.tags, None,
+                          _root_cause(written, rules) or written.error)
             continue
         notes: list[str] = []
         try:
@@ -87,6 +88,16 @@ def read_pdn_games(text: str, rules: Rules | None = None) -> Iterator[PdnGame]:
             yield PdnGame(written.index, written.line, written.tags, None, e, notes)
         else:
             yield PdnGame(written.index, written.line, written.tags, game, None, notes)
+
+
+def _root_cause(written: GameText, rules: Rules | None) -> PdnTagError | None:
+    """A Result tag that is no PDN result ("4-6", a ten-point score) also ends the moves
+    with a word the lexer took for a move: the tag is what to fix, so it is named."""
+    try:
+        _recorded_result(written, rules or VARIANTS["international"], [])
+    except PdnTagError as e:
+        return e
+    return None
 
 
 def read_pdn(text: str, rules: Rules | None = None) -> Game:

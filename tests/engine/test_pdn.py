@@ -344,3 +344,11 @@ def test_the_rule_set_given_serves_only_the_games_without_a_gametype():
     text = '[GameType "21"]\n1. 11-15 *\n\n[Event "no GameType"]\n1. c3-d4 *'
     english, russian = read_pdn_games(text, get_rules("russian"))
     assert english.game.rules.id == "english" and russian.game.rules.id == "russian"
+
+
+def test_a_ten_point_score_is_named_as_the_problem_rather_than_the_missing_result():
+    text = ('[Event "a"]\n[Result "4-6"]\n1. 32-28 19-23 4-6\n\n'
+            '[Event "b"]\n[Result "2-0"]\n1. 32-28 2-0\n')
+    first, second = read_pdn_games(text)
+    assert isinstance(first.error, PdnTagError) and first.error.line == 2
+    assert "'4-6' is not a PDN result" in str(first.error) and second.plies == 1
