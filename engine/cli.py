@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import time
+from typing import NoReturn
 
 from .errors import EngineError
 from .perft import perft, perft_fast
@@ -14,7 +15,7 @@ from .variants import VARIANTS, get_rules
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         # One line on stderr and exit status 2, as for every other bad input.
         self.exit(2, f"{self.prog}: {message}\n")
 
@@ -45,7 +46,7 @@ def cmd_variants(args: argparse.Namespace) -> None:
 
 def cmd_perft(args: argparse.Namespace) -> None:
     pos = _position(args.variant, args.fen)
-    cache: dict = {}
+    cache: dict[tuple[int, int, int, int, int], int] = {}
     for depth in range(1, args.depth + 1):
         start = time.perf_counter()
         nodes = perft_fast(pos, depth, args.keep_duplicates, cache)

@@ -102,11 +102,13 @@ FIELD = 16
 _FIELD_MASK = (1 << FIELD) - 1
 # Squares per chunk table, at most: 2^12 entries a table.
 _CHUNK_BITS = 12
-_CHUNK_CACHE: dict[tuple[str, Weights], tuple] = {}
+# (shift, mask, table) per chunk of the board: see ``_chunks``.
+_Chunks = tuple[tuple[int, int, tuple[int, ...]], ...]
+_CHUNK_CACHE: dict[tuple[str, Weights], tuple[_Chunks, _Chunks]] = {}
 _UNROLLED = 6  # chunks a side the evaluation reads (Turkish's 71 bits need six)
 
 
-def _chunks(weights: dict[int, int], bits: int) -> tuple[tuple[int, int, tuple[int, ...]], ...]:
+def _chunks(weights: dict[int, int], bits: int) -> _Chunks:
     """(shift, mask, table) chunks of a per-square table of non-negative weights:
     ``table[(b >> shift) & mask]`` is the summed weight of the squares of bitboard ``b``
     in that chunk, so a weighted count is a few lookups instead of a loop over pieces."""

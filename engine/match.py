@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import TypeVar
 
 from .errors import EngineError
 from .game import Game, Result
@@ -346,7 +347,11 @@ def _cmd_match(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
+# Whatever parser class the caller's subparsers make (engine/cli.py's own).
+_Parser = TypeVar("_Parser", bound=argparse.ArgumentParser)
+
+
+def add_subcommands(subparsers: argparse._SubParsersAction[_Parser]) -> None:
     """Register ``play`` and ``match`` on the engine command line's subparsers.
     Each sets ``run`` (and its alias ``func``): ``args.run(args)`` returns the exit code."""
     variants = sorted(VARIANTS)
@@ -377,7 +382,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine.match")
     add_subcommands(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
-    return args.run(args)
+    code: int = args.run(args)
+    return code
 
 
 if __name__ == "__main__":

@@ -80,7 +80,8 @@ def capture_sequences(t: Tables, own: int, opp: int, kings: int, turn: int) -> l
     return out
 
 
-def _man_search(t, sq, turn, path, caps, occ, alive, kings, out, last_d) -> bool:
+def _man_search(t: Tables, sq: int, turn: int, path: list[int], caps: list[int], occ: int,
+                alive: int, kings: int, out: list[Sequence], last_d: int) -> bool:
     extended = False
     promotion = t.promotion[turn]
     for d, victim, land in t.man_jumps[turn][sq]:
@@ -115,8 +116,9 @@ def _man_search(t, sq, turn, path, caps, occ, alive, kings, out, last_d) -> bool
     return extended
 
 
-def _short_king_search(t, sq, path, caps, occ, alive, kings, out, last_d, with_king,
-                       promoted) -> bool:
+def _short_king_search(t: Tables, sq: int, path: list[int], caps: list[int], occ: int,
+                       alive: int, kings: int, out: list[Sequence], last_d: int,
+                       with_king: bool, promoted: bool) -> bool:
     extended = False
     for d, victim, land in t.king_jumps[sq]:
         if t.no_turning_back and d == -last_d:
@@ -136,8 +138,9 @@ def _short_king_search(t, sq, path, caps, occ, alive, kings, out, last_d, with_k
     return extended
 
 
-def _flying_king_search(t, sq, path, caps, occ, alive, kings, out, last_d, with_king,
-                        promoted) -> bool:
+def _flying_king_search(t: Tables, sq: int, path: list[int], caps: list[int], occ: int,
+                        alive: int, kings: int, out: list[Sequence], last_d: int,
+                        with_king: bool, promoted: bool) -> bool:
     extended = False
     for d, ray in t.king_rays[sq]:
         if t.no_turning_back and d == -last_d:
@@ -178,8 +181,12 @@ def _flying_king_search(t, sq, path, caps, occ, alive, kings, out, last_d, with_
     return extended
 
 
-def _precedence_key(t: Tables, seq: Sequence, kings: int) -> tuple:
-    key: list = []
+# A sequence's rank under the capture-choice rule: counts, flags and the kings' order.
+PrecedenceKey = tuple[int | tuple[int, ...], ...]
+
+
+def _precedence_key(t: Tables, seq: Sequence, kings: int) -> PrecedenceKey:
+    key: list[int | tuple[int, ...]] = []
     caps = seq[1]
     for criterion in t.precedence:
         if criterion == "pieces":
@@ -216,7 +223,7 @@ def capture_moves(t: Tables, own: int, opp: int, kings: int, turn: int,
                   keep_duplicates: bool = False) -> list[Move]:
     seqs = apply_precedence(t, capture_sequences(t, own, opp, kings, turn), kings)
     rules = t.rules
-    moves: dict = {}
+    moves: dict[tuple[int, int, int | tuple[int, ...]], Move] = {}
     for path, caps, promotes, _ in seqs:
         capmask = 0
         for c in caps:

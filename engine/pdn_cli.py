@@ -14,6 +14,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from .pdn import PdnGame, read_pdn_games, result_to_pdn, round_trips, write_pdn
 from .rules import Rules
@@ -145,7 +146,11 @@ def cmd_convert(args: argparse.Namespace) -> int:
     return 1 if refused else 0
 
 
-def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
+# Whatever parser class the caller's subparsers make (engine/cli.py's own).
+_Parser = TypeVar("_Parser", bound=argparse.ArgumentParser)
+
+
+def add_subcommands(subparsers: argparse._SubParsersAction[_Parser]) -> None:
     """Register ``pdn check`` and ``pdn convert``; ``run`` returns the exit code
     (0 all read, 1 some game refused, 2 a file that cannot be opened)."""
     p = subparsers.add_parser("pdn", help="read PDN files: check them or write them back")

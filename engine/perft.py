@@ -34,13 +34,13 @@ def perft_public(pos: Position, depth: int) -> int:
 
 
 def perft_fast(pos: Position, depth: int, keep_duplicates: bool = False,
-               cache: dict | None = None) -> int:
+               cache: dict[tuple[int, int, int, int, int], int] | None = None) -> int:
     """The engine's fastest perft: raw bitboards, bulk counting at the last ply, and a
     transposition table (draughts trees are full of transpositions)."""
     from .movegen import capture_moves, count_quiet_moves, has_capture
 
     t = pos._t
-    table: dict = {} if cache is None else cache
+    table: dict[tuple[int, int, int, int, int], int] = {} if cache is None else cache
     step_dirs = t.step_dirs
     promotion = t.promotion
     king_rays = t.king_rays

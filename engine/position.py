@@ -22,6 +22,7 @@ _new = object.__new__
 class Position:
     # ``_moves`` caches the legal moves; it is left unset until asked for (cheaper play()).
     __slots__ = ("white", "black", "kings", "turn", "_moves", "_t")
+    _moves: list[Move]
 
     def __init__(self, rules: Rules, white: int, black: int, kings: int, turn: int) -> None:
         self.white = white
@@ -103,7 +104,7 @@ class Position:
 
     def legal_moves(self) -> list[Move]:
         try:
-            return self._moves  # type: ignore[has-type]
+            return self._moves
         except AttributeError:
             pass
         if self.turn == WHITE:

@@ -9,9 +9,13 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from .errors import InvalidSquareError
 from .geometry import Board
+
+if TYPE_CHECKING:  # position.py imports this module
+    from .position import Position
 
 
 class Color(enum.StrEnum):
@@ -105,7 +109,7 @@ class Rules:
 
         return Position.start(self).fen()
 
-    def start_position(self):  # -> Position
+    def start_position(self) -> Position:
         from .position import Position
 
         return Position.start(self)

@@ -283,8 +283,8 @@ class Searcher:
 
     # --- root ----------------------------------------------------------------------
 
-    def _aspirate(self, own, opp, kings, turn, h, moves, depth,
-                  guess: int | None) -> tuple[int, list[Move]]:
+    def _aspirate(self, own: int, opp: int, kings: int, turn: int, h: int, moves: list[Move],
+                  depth: int, guess: int | None) -> tuple[int, list[Move]]:
         """One iteration at the root in a narrow window around the last score, widened
         and searched again when the score falls outside it."""
         if guess is None or abs(guess) > WIN_BOUND:
@@ -302,8 +302,8 @@ class Searcher:
                 return score, order
             delta *= 2
 
-    def _root(self, own, opp, kings, turn, h, moves, depth, alpha,
-              beta) -> tuple[int, list[Move]]:
+    def _root(self, own: int, opp: int, kings: int, turn: int, h: int, moves: list[Move],
+              depth: int, alpha: int, beta: int) -> tuple[int, list[Move]]:
         """One iteration at the root; returns the score and the moves best first.
 
         In a window ``(alpha, beta)``: a score at or below ``alpha`` means every move
@@ -338,8 +338,8 @@ class Searcher:
             self._store(h, depth, best, EXACT, order[0])
         return best, order
 
-    def _root_noisy(self, own, opp, kings, turn, h, moves, depth,
-                    noise) -> tuple[int, list[Move]]:
+    def _root_noisy(self, own: int, opp: int, kings: int, turn: int, h: int,
+                    moves: list[Move], depth: int, noise: list[int]) -> tuple[int, list[Move]]:
         """The weak levels' root: the move with the best score plus its noise.
 
         A move only matters if its score plus its noise beats the best total so far,
@@ -376,7 +376,8 @@ class Searcher:
 
     # --- tree ----------------------------------------------------------------------
 
-    def _play(self, own, opp, kings, turn, h, m: Move) -> tuple[int, int, int, int]:
+    def _play(self, own: int, opp: int, kings: int, turn: int, h: int,
+              m: Move) -> tuple[int, int, int, int]:
         """Bitboards and key after ``m`` by ``turn``, from the opponent's side:
         (own, opp, kings, key). Four integer operations for the bitboards; for the key,
         XORs of the moving piece, each captured piece and the side to move."""
@@ -402,12 +403,12 @@ class Searcher:
                 h ^= zk[c] if kings >> c & 1 else zm[c]
         return opp & ~cap, (own & ~fb) | tb, k, h ^ self._zturn
 
-    def _static(self, own, opp, kings, turn) -> int:
+    def _static(self, own: int, opp: int, kings: int, turn: int) -> int:
         if turn == 0:
             return self._score(own, opp, kings, 0)
         return self._score(opp, own, kings, 1)
 
-    def _can_step(self, own, opp, kings, turn) -> bool:
+    def _can_step(self, own: int, opp: int, kings: int, turn: int) -> bool:
         """Whether the side to move has a quiet move (it has no capture here)."""
         empty = self._mask & ~(own | opp)
         men = own & ~kings
@@ -421,7 +422,8 @@ class Searcher:
                     return True
         return False
 
-    def _quiesce(self, own, opp, kings, turn, depth, alpha, beta, ply, h) -> int:
+    def _quiesce(self, own: int, opp: int, kings: int, turn: int, depth: int, alpha: int,
+                 beta: int, ply: int, h: int) -> int:
         """Play out forced captures; score the first quiet position. ``depth`` is
         ignored: the arguments are ``_negamax``'s, so a node whose children are all at
         the horizon calls this directly instead of through ``_negamax``."""
@@ -473,7 +475,8 @@ class Searcher:
                         break
         return best
 
-    def _negamax(self, own, opp, kings, turn, depth, alpha, beta, ply, key) -> int:
+    def _negamax(self, own: int, opp: int, kings: int, turn: int, depth: int, alpha: int,
+                 beta: int, ply: int, key: int) -> int:
         if depth <= 0:
             return self._quiesce(own, opp, kings, turn, 0, alpha, beta, ply, key)
         self.nodes += 1
@@ -600,7 +603,7 @@ class Searcher:
                             (best_move.path[0], best_move.path[-1], best_move.capmask))
         return best
 
-    def _store(self, key, depth, score, flag, move: Move) -> None:
+    def _store(self, key: int, depth: int, score: int, flag: int, move: Move) -> None:
         self.tt[key] = (depth, score, flag,
                                             (move.path[0], move.path[-1], move.capmask))
 

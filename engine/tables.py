@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from .move import Move
 from .rules import Color, Rules
 
 _CACHE: dict[str, Tables] = {}
+
+# (direction, victim, landing): one jump over a neighbour.
+Jump = tuple[int, int, int]
+# (direction, the squares along it, nearest first): one flying king's ray.
+Ray = tuple[int, tuple[int, ...]]
 
 
 class Tables:
@@ -37,7 +44,9 @@ class Tables:
         size = max(board.squares) + 1
         rays = board.rays
         # man_jumps[side][sq]: (direction, victim, landing) for every jump a man might make.
-        self.man_jumps: tuple[list[tuple], list[tuple]] = ([()] * size, [()] * size)
+        self.man_jumps: tuple[list[tuple[Jump, ...]], list[tuple[Jump, ...]]] = (
+            [()] * size, [()] * size
+        )
         for side in (0, 1):
             for sq in board.squares:
                 self.man_jumps[side][sq] = tuple(
@@ -45,8 +54,8 @@ class Tables:
                     for d in self.capture_dirs[side] if len(rays[sq][d]) >= 2
                 )
         # king_jumps[sq]: short-range kings; king_rays[sq]: flying kings.
-        self.king_jumps: list[tuple] = [()] * size
-        self.king_rays: list[tuple] = [()] * size
+        self.king_jumps: list[tuple[Jump, ...]] = [()] * size
+        self.king_rays: list[tuple[Ray, ...]] = [()] * size
         for sq in board.squares:
             self.king_jumps[sq] = tuple(
                 (d, rays[sq][d][0], rays[sq][d][1]) for d in self.king_dirs if len(rays[sq][d]) >= 2
@@ -55,18 +64,22 @@ class Tables:
         # Quiet moves never change, so each is built once and shared by every position:
         # man_step_moves[side][i][to] is the step in step_dirs[side][i] that ends on ``to``;
         # king_ray_moves[sq] the king moves along each ray, nearest first.
-        self.man_step_moves: tuple[list[list], list[list]] = ([], [])
+        self.man_step_moves: tuple[list[list[Move]], list[list[Move]]] = ([], [])
         for side in (0, 1):
             for d in self.step_dirs[side]:
-                by_target: list = [None] * size
+                by_target: list[Move | None] = [None] * size
                 for sq in board.squares:
                     ray = rays[sq][d]
                     if ray:
                         to = ray[0]
                         by_target[to] = Move(rules, (sq, to), (), 0,
                                              bool((1 << to) & self.promotion[side]))
-                self.man_step_moves[side].append(by_target)
-        self.king_ray_moves: list[tuple] = [()] * size
+                # Typed as moves: move generation reads only a step's targets, which
+                # are board squares and so hold one (the rest stay None, never read).
+                self.man_step_moves[side].append(cast(list[Move], by_target))
+        self.king_ray_moves: list[tuple[tuple[tuple[int, ...], tuple[Move, ...]], ...]] = (
+            [()] * size
+        )
         for sq in board.squares:
             self.king_ray_moves[sq] = tuple(
                 (ray, tuple(Move(rules, (sq, s)) for s in ray)) for _, ray in self.king_rays[sq]
