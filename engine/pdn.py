@@ -272,8 +272,9 @@ def _game_from_fen(rules: Rules, fen: str, line: int | None, notes: list[str]) -
         except EngineError:
             pass
         else:
+            kings = "a king" if len(stranded) == 1 else "kings"
             notes.append(f"line {line}: the FEN tag lists a man on its crowning row "
-                         f"({', '.join(stranded)}): read as a king")
+                         f"({', '.join(stranded)}): read as {kings}")
             return game
     raise PdnTagError(f"the FEN tag is wrong: {error}", line) from None
 

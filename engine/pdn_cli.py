@@ -55,7 +55,9 @@ class Tally:
         return (f"{self.games} games: {self.read} read, {self.plies} plies replayed, "
                 f"{refused} refused{f' ({reasons})' if reasons else ''}, "
                 f"{self.round_trips} of {self.read} round trips equal, "
-                f"{self.draws_passed} played on past one of our automatic draws")
+                f"{self.draws_passed} played on past one of our automatic draws"
+                + (f", {self.notes} notes on what was read leniently"
+                   if self.notes else ""))
 
 
 def read_file(path: str) -> str:
