@@ -78,6 +78,13 @@ def wait_http(url: str, process: subprocess.Popen[bytes], seconds: float = 30) -
 # --------------------------------------------------------------------------------------
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far (all its threads), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+
 @dataclass
 class Server:
     url: str
@@ -97,8 +104,7 @@ class Server:
 
     def cpu_seconds(self) -> float:
         """User + system CPU time of the server process so far."""
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return cpu_seconds(self.process.pid)
 
     def rss_bytes(self) -> int:
         for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
@@ -394,14 +400,20 @@ async def play(urls: list[str], games: int, spectators: int, seconds: float, pac
 
 
 async def echo(url: str, sockets: int, seconds: float, payload: int = 300,
-               warmup: float = 1.0) -> dict:
-    """``sockets`` connections each sending a frame and awaiting its echo, for ``seconds``."""
+               warmup: float = 1.0, pace: float = 0.0, senders: int | None = None) -> dict:
+    """``sockets`` connections each sending a frame and awaiting its echo, for ``seconds``.
+
+    With ``pace``: only ``senders`` of them send, each a frame every ``pace`` seconds
+    from its own random phase (the paced games' pattern: the others stay open and idle),
+    and each round trip's time is kept, as ``latencies``.
+    """
     conns = []
     for _ in range(sockets):
         conns.append(await connect(url, max_size=None, compression=None, ping_interval=None,
                                    open_timeout=120))
     body = os.urandom(payload)
     count = [0]
+    latencies: list[float] = []
     state = {"measuring": False, "stop": False}
 
     async def loop(ws) -> None:
@@ -411,12 +423,35 @@ async def echo(url: str, sockets: int, seconds: float, payload: int = 300,
             if state["measuring"]:
                 count[0] += 1
 
-    tasks = [asyncio.create_task(loop(ws)) for ws in conns]
+    async def paced_loop(ws) -> None:
+        next_at = time.monotonic() + random.random() * pace
+        while not state["stop"]:
+            await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+            next_at = max(next_at + pace, time.monotonic())
+            sent = time.perf_counter()
+            await ws.send(body)
+            await ws.recv()
+            if state["measuring"]:
+                latencies.append(time.perf_counter() - sent)
+                count[0] += 1
+
+    if pace:
+        every = max(1, sockets // (senders or sockets))
+        tasks = [asyncio.create_task(paced_loop(ws)) for ws in conns[::every]]
+    else:
+        tasks = [asyncio.create_task(loop(ws)) for ws in conns]
     await asyncio.sleep(warmup)
-    cpu, window_start = time.process_time(), time.monotonic()
-    state["measuring"], started = True, time.perf_counter()
-    await asyncio.sleep(seconds)
-    state["measuring"], elapsed = False, time.perf_counter() - started
+    if pace:  # as in ``play``: the generator's collector stays out of the window
+        gc.collect()
+        gc.disable()
+        await asyncio.sleep(1.0)
+    try:
+        cpu, window_start = time.process_time(), time.monotonic()
+        state["measuring"], started = True, time.perf_counter()
+        await asyncio.sleep(seconds)
+        state["measuring"], elapsed = False, time.perf_counter() - started
+    finally:
+        gc.enable()
     round_trips, client_cpu = count[0], time.process_time() - cpu
     state["stop"] = True
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -424,7 +459,7 @@ async def echo(url: str, sockets: int, seconds: float, payload: int = 300,
         with contextlib.suppress(Exception):
             await ws.close()
     return {"elapsed": elapsed, "round_trips": round_trips, "client_cpu": client_cpu / elapsed,
-            "window": (window_start, time.monotonic())}
+            "window": (window_start, time.monotonic()), "latencies": latencies}
 
 
 # --------------------------------------------------------------------------------------
