@@ -77,7 +77,8 @@ export const ERROR_CODES = [
   "abort/too_late", "claim/opponent_present", "claim/too_early", "claim/no_clock",
   "chat/empty", "chat/too_long", "chat/duplicate", "rated/no_player", "rated/same_player",
   "api/bad_json", "api/bad_field", "api/bad_variant", "api/bad_clock", "api/bad_fen",
-  "computer/unavailable", "server/busy", "server/error",
+  "computer/unavailable", "analysis/game_in_play", "analysis/limited",
+  "server/busy", "server/error",
 ];
 
 export const CLOSE_CODES = {

@@ -98,6 +98,8 @@ class ErrorCode(enum.StrEnum):
     API_BAD_CLOCK = "api/bad_clock"
     API_BAD_FEN = "api/bad_fen"
     COMPUTER_UNAVAILABLE = "computer/unavailable"
+    ANALYSIS_GAME_IN_PLAY = "analysis/game_in_play"
+    ANALYSIS_LIMITED = "analysis/limited"
     # the server's own trouble; the sentence never carries exception text
     SERVER_BUSY = "server/busy"
     SERVER_ERROR = "server/error"

@@ -78,6 +78,11 @@ class Settings:
     send_timeout_s: float = 10.0
     # Processes that search the computer's moves (0: no computer opponent).
     bot_workers: int = 1
+    # The analyst (services/analysis.py): nodes searched per position, and analyses a
+    # client address may ask for per window (they share the computer's workers).
+    analysis_nodes: int = 20_000
+    analyses_per_ip: int = 10
+    analyses_window_s: float = 600.0
     # How often the timekeeper looks for fallen flags, and the lobby for changes.
     tick_s: float = 0.1
     lobby_refresh_s: float = 1.0
@@ -116,6 +121,11 @@ class Settings:
             ping_timeout_s=_number(env, "KONDAVO_PING_TIMEOUT_S", base.ping_timeout_s, 0.01),
             send_timeout_s=_number(env, "KONDAVO_SEND_TIMEOUT_S", base.send_timeout_s, 0.01),
             bot_workers=int(_number(env, "KONDAVO_BOT_WORKERS", base.bot_workers)),
+            analysis_nodes=int(_number(env, "KONDAVO_ANALYSIS_NODES", base.analysis_nodes, 1000)),
+            analyses_per_ip=int(_number(env, "KONDAVO_ANALYSES_PER_IP", base.analyses_per_ip)),
+            analyses_window_s=_number(
+                env, "KONDAVO_ANALYSES_WINDOW_S", base.analyses_window_s, 0.001
+            ),
             hello_timeout_s=_number(env, "KONDAVO_HELLO_TIMEOUT_S", base.hello_timeout_s, 0.01),
             tick_s=_number(env, "KONDAVO_TICK_S", base.tick_s, 0.01),
             client_dir=Path(env.get("KONDAVO_CLIENT_DIR") or base.client_dir),

@@ -26,6 +26,7 @@ from protocol.messages import ErrorCode
 from server.config import Settings
 from server.core.ratings import Ratings
 from server.net.watchdog import SendWatchdog
+from server.services.analysis import Analyst
 from server.services.computer import Bot, BotTable, PoolBot, make_pool
 from server.services.games import Games
 from server.services.hub import Hub
@@ -34,7 +35,8 @@ from server.services.settler import Settler
 from server.services.timekeeper import Timekeeper
 from server.store import MemoryStore, Store, StoreUnavailable
 from server.store.ratings import make_ratings
-from server.web import api, lobby_socket
+from server.web import analysis_api, api, lobby_socket
+from server.web.analysis_api import AnalysisLimits
 from server.web.game_socket import GameSocket
 from server.web.gate import Gate
 from server.web.limits import AddressLimits, parse_networks
@@ -141,6 +143,13 @@ def create_app(
             app.state.bot_pool = make_pool(settings.bot_workers)
             own_bot = PoolBot(app.state.bot_pool)
         app.state.bot = own_bot
+        app.state.analyst = (
+            Analyst(app.state.bot_pool, settings.bot_workers, settings.analysis_nodes)
+            if app.state.bot_pool is not None else None
+        )
+        app.state.analysis_limits = AnalysisLimits(
+            settings.analyses_per_ip, settings.analyses_window_s
+        )
         app.state.bot_table = BotTable(app.state.games, own_bot) if own_bot is not None else None
         tasks = [
             asyncio.create_task(Timekeeper(app.state.games, settings.tick_s).run()),
@@ -176,6 +185,7 @@ def create_app(
         Route("/api/games/{id}/join", api.join_game, methods=["POST"]),
         Route("/api/games/{id}/pdn", api.game_pdn),
         Route("/api/lobby", api.lobby_listing),
+        Route("/api/analysis", analysis_api.analyse, methods=["POST"]),
         Route("/api/ratings/{variant}", api.leaderboard),
         Route("/api/players/{id}", api.player_ratings),
         WebSocketRoute("/ws/games/{id}", game_socket),
