@@ -76,6 +76,9 @@ class Settings:
     ping_interval_s: float = 20.0
     ping_timeout_s: float = 20.0
     send_timeout_s: float = 10.0
+    # Addresses or networks that may read GET /metrics; none (the default): no metrics
+    # at all, nothing counted and /metrics is 404.
+    metrics_allow: tuple[str, ...] = ()
     # Processes that search the computer's moves (0: no computer opponent).
     bot_workers: int = 1
     # The analyst (services/analysis.py): nodes searched per position, and analyses a
@@ -117,6 +120,7 @@ class Settings:
             games_window_s=_number(env, "KONDAVO_GAMES_WINDOW_S", base.games_window_s, 0.001),
             trusted_proxies=_networks(env, "KONDAVO_TRUSTED_PROXIES"),
             allowed_origins=_list(env, "KONDAVO_ALLOWED_ORIGINS"),
+            metrics_allow=_networks(env, "KONDAVO_METRICS_ALLOW"),
             ping_interval_s=_number(env, "KONDAVO_PING_INTERVAL_S", base.ping_interval_s, 0.01),
             ping_timeout_s=_number(env, "KONDAVO_PING_TIMEOUT_S", base.ping_timeout_s, 0.01),
             send_timeout_s=_number(env, "KONDAVO_SEND_TIMEOUT_S", base.send_timeout_s, 0.01),

@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
+import time
 import zlib
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Protocol
@@ -117,6 +118,7 @@ class BotTable:
     def __init__(self, games: Games, bot: Bot):
         self.games = games
         self.bot = bot
+        self.metrics = games.metrics  # think times, when the node counts
         self._thinking: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
         games.observers.append(self.observe)
@@ -175,6 +177,7 @@ class BotTable:
                 return False
             side: Side = record.side_to_move
             now = await self.games.store.now()
+            asked = time.perf_counter()
             move = await self.bot.choose(
                 record.variant,
                 record.start_fen,
@@ -182,6 +185,8 @@ class BotTable:
                 record.level or 1,
                 record.time_left(side, now) if record.clocked else None,
             )
+            if self.metrics is not None:
+                self.metrics.think.observe(time.perf_counter() - asked)
             # ``v``: made against this position; if it changed meanwhile, it is dropped.
             command = PlayMove(side, notation=move, v=record.position_version)
             outcome = await self.games.run(game_id, command)

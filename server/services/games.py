@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from protocol.messages import ErrorCode
 from server.core import room
-from server.core.commands import Command, Fresh
+from server.core.commands import Command, Fresh, PlayMove
 from server.core.record import GameRecord, Side
 from server.core.room import Outcome, Refusal
+from server.services.metrics import Metrics
 from server.store import Store
 
 log = logging.getLogger(__name__)
@@ -51,9 +53,10 @@ Observer = Callable[[GameRecord], Awaitable[None]]
 
 
 class Games:
-    def __init__(self, store: Store):
+    def __init__(self, store: Store, metrics: Metrics | None = None):
         self.store = store
         self.observers: list[Observer] = []
+        self.metrics = metrics
 
     async def _observe(self, outcome: Outcome) -> None:
         for record in (outcome.record, outcome.spawn):
@@ -67,6 +70,7 @@ class Games:
 
     async def run(self, game_id: str, command: Command) -> Outcome | NotFound:
         """Apply ``command`` to the game; the outcome's refusal (if any) is for the sender."""
+        started = time.perf_counter() if self.metrics is not None else 0.0
         for attempt in range(_ATTEMPTS):
             # First this node's copy of the record it last committed, if the store keeps
             # one (saves a round trip per move on Redis): the commit's compare-and-set
@@ -88,7 +92,7 @@ class Games:
                 await self._observe(outcome)
                 return outcome
             if outcome.spawn is not None and not await self.create(outcome.spawn):
-                return _busy(record)  # the new id was taken: astronomically rare
+                return self._busy(record)  # the new id was taken: astronomically rare
             committed = await self.store.commit(
                 game_id,
                 record.version,
@@ -97,10 +101,19 @@ class Games:
                 room.deadline(outcome.record),
             )
             if committed:
+                metrics = self.metrics
+                if metrics is not None and type(command) is PlayMove:
+                    metrics.moves.inc()
+                    metrics.move_handling.observe(time.perf_counter() - started)
                 await self._observe(outcome)
                 return outcome
         log.warning("game %s: gave up after %d lost writes", game_id, _ATTEMPTS)
         assert record is not None
+        return self._busy(record)
+
+    def _busy(self, record: GameRecord) -> Outcome:
+        if self.metrics is not None:
+            self.metrics.busy.inc()
         return _busy(record)
 
     async def seat_of(

@@ -19,6 +19,7 @@ from typing import Protocol
 
 from protocol.messages import ServerMessage
 from server.core.room import RoomEvent
+from server.services.metrics import Metrics
 from server.store import Resync, Store
 
 
@@ -29,8 +30,9 @@ class Member(Protocol):
 
 
 class Hub:
-    def __init__(self, store: Store):
+    def __init__(self, store: Store, metrics: Metrics | None = None):
         self.store = store
+        self.metrics = metrics
         self._rooms: dict[str, set[Member]] = {}
         # Subscribing is a network round trip on a networked store: one at a time per
         # game. A game's lock, with how many enter or leave it, lives only while they
@@ -76,5 +78,8 @@ class Hub:
                 await self.store.unsubscribe(game_id, self._fan_out)
 
     def _fan_out(self, game_id: str, item: RoomEvent | ServerMessage | Resync) -> None:
-        for member in list(self._rooms.get(game_id, ())):
+        members = list(self._rooms.get(game_id, ()))
+        for member in members:
             member.deliver(item)
+        if self.metrics is not None:
+            self.metrics.fanned_out(game_id, item, len(members))

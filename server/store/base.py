@@ -123,4 +123,9 @@ class Store(Protocol):
         ``live_limit`` (default ``limit``) games being played, newest first."""
         ...
 
+    async def sizes(self) -> tuple[int, int]:
+        """How many open games wait for an opponent and how many are being played
+        (the lobby's two lists, counted whole: for the node's metrics)."""
+        ...
+
     async def close(self) -> None: ...

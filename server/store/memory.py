@@ -149,6 +149,9 @@ class MemoryStore:
         live = [await self.load(i) for i in list(reversed(self._live))[:live_limit]]
         return [r for r in waiting if r], [r for r in live if r]
 
+    async def sizes(self) -> tuple[int, int]:
+        return len(self._waiting), len(self._live)
+
     async def close(self) -> None:
         self._listeners.clear()
 

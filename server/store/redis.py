@@ -341,6 +341,7 @@ class RedisStore:
         finished_kept_ms: int = 7 * 86_400_000,
     ):
         self.url = url
+        self.errors = 0  # calls failed as StoreUnavailable: read by the node's metrics
         self._finished_kept_ms = finished_kept_ms
         self._keep = max(200, keep_events)  # the issue asks for at least the last 200
         self._prefix = prefix
@@ -440,11 +441,13 @@ class RedisStore:
             async with asyncio.timeout(self._call_timeout_s):
                 return await awaitable
         except _UNAVAILABLE as exc:
+            self.errors += 1
             raise StoreUnavailable(f"redis: {type(exc).__name__}") from exc
         except ResponseError as exc:
             if str(exc).startswith(
                 ("LOADING", "READONLY", "MASTERDOWN", "TRYAGAIN", "CLUSTERDOWN")
             ):
+                self.errors += 1
                 raise StoreUnavailable(f"redis: {exc}") from exc
             raise
 
@@ -618,6 +621,14 @@ class RedisStore:
             log.error("game %s: log out of step with version %s", game_id, found[0])
             return None
         return events
+
+    async def sizes(self) -> tuple[int, int]:
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for _, waiting_key, live_key in self._shards:
+                pipe.zcard(waiting_key)
+                pipe.zcard(live_key)
+            counted = await self._call(pipe.execute())
+        return sum(counted[0::2]), sum(counted[1::2])
 
     async def waiting_and_live(
         self, limit: int, live_limit: int | None = None

@@ -14,10 +14,11 @@ from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
@@ -31,6 +32,7 @@ from server.services.computer import Bot, BotTable, PoolBot, make_pool
 from server.services.games import Games
 from server.services.hub import Hub
 from server.services.lobby import LobbyFeed
+from server.services.metrics import Metrics
 from server.services.settler import Settler
 from server.services.timekeeper import Timekeeper
 from server.store import MemoryStore, Store, StoreUnavailable
@@ -39,7 +41,7 @@ from server.web import analysis_api, api, lobby_socket
 from server.web.analysis_api import AnalysisLimits
 from server.web.game_socket import GameSocket
 from server.web.gate import Gate
-from server.web.limits import AddressLimits, parse_networks
+from server.web.limits import AddressLimits, parse_networks, within
 from server.web.origin import allowlist
 from server.web.security import SecurityHeaders
 
@@ -60,6 +62,9 @@ async def lobby_endpoint(websocket: WebSocket) -> None:
 
 async def store_unavailable(request: Request, exc: Exception) -> Response:
     """Redis is away: a retryable 503, never a half-done request passed off as done."""
+    metrics = request.app.state.metrics
+    if metrics is not None:
+        metrics.busy.inc()
     return api.refusal(
         ErrorCode.SERVER_BUSY,
         "The game store cannot be reached; nothing was changed. Try again shortly.",
@@ -86,6 +91,17 @@ def _without_password(url: str | None) -> str:
     user = parts.username or ""
     host = parts.netloc.rsplit("@", 1)[1]
     return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+async def metrics_endpoint(request: Request) -> Response:
+    """The node's metrics in the Prometheus text format, to the allowed addresses only
+    (the direct peer's: X-Forwarded-For is not believed here); 404 to everyone else,
+    as to everyone when metrics are off."""
+    state = request.app.state
+    peer = request.client.host if request.client else ""
+    if state.metrics is None or not within(peer, state.metrics_networks):
+        return PlainTextResponse("Not Found", status_code=404)
+    return Response(await state.metrics.exposition(state), media_type=CONTENT_TYPE_LATEST)
 
 
 async def page(request: Request) -> Response:
@@ -130,9 +146,12 @@ def create_app(
         app.state.address_limits = AddressLimits(
             settings.sockets_per_ip, settings.games_per_ip, settings.games_window_s
         )
-        app.state.hub = Hub(own_store)
+        app.state.metrics_networks = parse_networks(settings.metrics_allow)
+        metrics = app.state.metrics = (
+            Metrics(own_store) if app.state.metrics_networks else None)
+        app.state.hub = Hub(own_store, metrics)
         app.state.watchdog = SendWatchdog(settings.send_timeout_s)
-        app.state.games = Games(own_store)
+        app.state.games = Games(own_store, metrics)
         app.state.lobby = LobbyFeed(own_store, settings.lobby_refresh_s)
         app.state.ratings = ratings or make_ratings(settings.redis_url)
         app.state.games.observers.append(Settler(app.state.games, app.state.ratings))
@@ -180,6 +199,7 @@ def create_app(
         Route("/ratings", page),
         Route("/ratings/{variant}", page),
         Route("/healthz", api.healthz),
+        Route("/metrics", metrics_endpoint),
         Route("/api/games", api.create_game, methods=["POST"]),
         Route("/api/games/{id}", api.game_state),
         Route("/api/games/{id}/join", api.join_game, methods=["POST"]),

@@ -34,6 +34,7 @@ from server.core.room import RoomEvent
 from server.net.watchdog import SendWatchdog
 from server.services.games import Games, NotFound, fresh
 from server.services.hub import Hub
+from server.services.metrics import Metrics
 from server.store import Resync, StoreUnavailable
 from server.web.limits import SocketLimits
 
@@ -115,6 +116,7 @@ class GameSocket:
         # SendWatchdog cuts the socket off when a send waits too long.
         self.sending_since: float | None = None
         self.watchdog: SendWatchdog = state.watchdog
+        self.metrics: Metrics | None = state.metrics
 
     # --- the hub's side ---------------------------------------------------------------
 
@@ -184,6 +186,7 @@ class GameSocket:
             found = await self.games.seat_of(self.game_id, hello.token)
         except StoreUnavailable:
             # Not a final close code: the client comes back by itself a little later.
+            self._count_busy()
             await self._refuse_and_close(ErrorCode.SERVER_BUSY, UNAVAILABLE, CloseCode.SERVER_ERROR)
             return
         if found is None:
@@ -331,12 +334,20 @@ class GameSocket:
                 self.send(m.Error(code=refused[0], message=refused[1], ack=message.ack))
                 return
         command = self._command(message)
+        metrics = self.metrics if type(message) is m.MakeMove else None
+        if metrics is not None:
+            metrics.move_arrived(self.game_id)
         try:
             outcome = await self.games.run(self.game_id, command)
         except StoreUnavailable:
             # Never an ack for what was not stored; the same ack id may be sent again.
+            self._count_busy()
+            if metrics is not None:
+                metrics.move_dropped(self.game_id)
             self.send(m.Error(code=ErrorCode.SERVER_BUSY, message=UNAVAILABLE, ack=message.ack))
             return
+        if metrics is not None and (isinstance(outcome, NotFound) or outcome.refusal):
+            metrics.move_dropped(self.game_id)
         if isinstance(outcome, NotFound):
             self.send(
                 m.Error(
@@ -426,6 +437,7 @@ class GameSocket:
             # go on without the events it missed, so it closes with a code the client
             # answers by coming back shortly (and catching up then).
             log.warning("game %s: store unavailable while catching a socket up", self.game_id)
+            self._count_busy()
             await self._refuse_and_close(ErrorCode.SERVER_BUSY, UNAVAILABLE, CloseCode.SERVER_ERROR)
         except Exception:
             log.exception("game %s: unexpected error while sending", self.game_id)
@@ -487,6 +499,10 @@ class GameSocket:
         seat = record.seat(side)
         if seat is not None:
             self.send(m.Seat(game=game_id, side=side, token=seat.token))
+
+    def _count_busy(self) -> None:
+        if self.metrics is not None:
+            self.metrics.busy.inc()
 
     # --- closing ----------------------------------------------------------------------
 

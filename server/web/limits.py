@@ -135,12 +135,13 @@ def parse_networks(entries: Iterable[str]) -> tuple[Network, ...]:
     return tuple(ipaddress.ip_network(e.strip(), strict=False) for e in entries if e.strip())
 
 
-def _trusted(address: str, proxies: tuple[Network, ...]) -> bool:
+def within(address: str, networks: tuple[Network, ...]) -> bool:
+    """Whether ``address`` is in one of ``networks`` (never, if it is no address)."""
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
         return False
-    return any(ip in net for net in proxies)
+    return any(ip in net for net in networks)
 
 
 def client_ip(scope: MutableMapping[str, Any], proxies: tuple[Network, ...]) -> str:
@@ -151,14 +152,14 @@ def client_ip(scope: MutableMapping[str, Any], proxies: tuple[Network, ...]) -> 
     added is the client (anything left of it the client could have written itself).
     """
     peer = (scope.get("client") or ("unknown", 0))[0]
-    if not proxies or not _trusted(peer, proxies):
+    if not proxies or not within(peer, proxies):
         return peer
     forwarded: list[str] = []
     for name, value in scope.get("headers", ()):
         if name == b"x-forwarded-for":
             forwarded.extend(part.strip() for part in value.decode("latin-1").split(","))
     for hop in reversed([h for h in forwarded if h]):
-        if not _trusted(hop, proxies):
+        if not within(hop, proxies):
             return hop
     return peer
 

@@ -318,6 +318,17 @@ async def test_the_lobby_lists_open_games_and_live_games_newest_first(store):
     assert [r.id for r in waiting] == ["newer"] and live == []
 
 
+async def test_sizes_count_the_whole_lobby_and_every_live_game(store):
+    now = await store.now()
+    for i in range(30):  # more than a listing shows
+        await store.create(fresh_record(f"open{i}", opponent="open", now=now + i))
+    await store.create(fresh_record("friendly", now=now))
+    assert await store.sizes() == (30, 0)
+    await Games(store).run("open3", Join(token="b" * 22))
+    await Games(store).run("friendly", Join(token="c" * 22, invite="i" * 22))
+    assert await store.sizes() == (29, 2)
+
+
 async def test_now_is_milliseconds_and_does_not_go_backwards(store):
     readings = [await store.now() for _ in range(50)]
     assert readings == sorted(readings)
