@@ -81,8 +81,9 @@ class Settings:
     metrics_allow: tuple[str, ...] = ()
     # Processes that search the computer's moves (0: no computer opponent).
     bot_workers: int = 1
-    # The analyst (services/analysis.py): nodes searched per position, and analyses a
-    # client address may ask for per window (they share the computer's workers).
+    # The analyst (services/analysis.py): its processes (0: no analyst), nodes searched
+    # per position, and analyses a client address may ask for per window.
+    analysis_workers: int = 1
     analysis_nodes: int = 20_000
     analyses_per_ip: int = 10
     analyses_window_s: float = 600.0
@@ -125,6 +126,9 @@ class Settings:
             ping_timeout_s=_number(env, "KONDAVO_PING_TIMEOUT_S", base.ping_timeout_s, 0.01),
             send_timeout_s=_number(env, "KONDAVO_SEND_TIMEOUT_S", base.send_timeout_s, 0.01),
             bot_workers=int(_number(env, "KONDAVO_BOT_WORKERS", base.bot_workers)),
+            analysis_workers=int(
+                _number(env, "KONDAVO_ANALYSIS_WORKERS", base.analysis_workers)
+            ),
             analysis_nodes=int(_number(env, "KONDAVO_ANALYSIS_NODES", base.analysis_nodes, 1000)),
             analyses_per_ip=int(_number(env, "KONDAVO_ANALYSES_PER_IP", base.analyses_per_ip)),
             analyses_window_s=_number(

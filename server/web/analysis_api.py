@@ -90,7 +90,7 @@ async def analyse(request: Request) -> Response:
     analyst = request.app.state.analyst
     if analyst is None:
         return refusal(
-            ErrorCode.COMPUTER_UNAVAILABLE, "This server runs no computer, so no analyst.", 503
+            ErrorCode.COMPUTER_UNAVAILABLE, "This server runs no analyst.", 503
         )
     try:
         variant, start_fen, moves = await _record_of(request, await _body(request))

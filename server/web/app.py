@@ -27,7 +27,7 @@ from protocol.messages import ErrorCode
 from server.config import Settings
 from server.core.ratings import Ratings
 from server.net.watchdog import SendWatchdog
-from server.services.analysis import Analyst
+from server.services.analysis import Analyst, make_analysis_pool
 from server.services.computer import Bot, BotTable, PoolBot, make_pool
 from server.services.games import Games
 from server.services.hub import Hub
@@ -162,10 +162,13 @@ def create_app(
             app.state.bot_pool = make_pool(settings.bot_workers)
             own_bot = PoolBot(app.state.bot_pool)
         app.state.bot = own_bot
-        app.state.analyst = (
-            Analyst(app.state.bot_pool, settings.bot_workers, settings.analysis_nodes)
-            if app.state.bot_pool is not None else None
-        )
+        app.state.analysis_pool = None
+        app.state.analyst = None
+        if settings.analysis_workers > 0:
+            app.state.analysis_pool = make_analysis_pool(settings.analysis_workers)
+            app.state.analyst = Analyst(
+                app.state.analysis_pool, settings.analysis_workers, settings.analysis_nodes
+            )
         app.state.analysis_limits = AnalysisLimits(
             settings.analyses_per_ip, settings.analyses_window_s
         )
@@ -185,8 +188,9 @@ def create_app(
                     await task
             if app.state.bot_table is not None:
                 await app.state.bot_table.close()
-            if app.state.bot_pool is not None:
-                await asyncio.to_thread(app.state.bot_pool.shutdown, True, cancel_futures=True)
+            for pool in (app.state.bot_pool, app.state.analysis_pool):
+                if pool is not None:
+                    await asyncio.to_thread(pool.shutdown, True, cancel_futures=True)
             if ratings is None:
                 await app.state.ratings.close()
             await own_store.close()

@@ -8,10 +8,9 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from protocol.client import Kondavo
-
 from engine import Game, get_rules
 from engine.analysis import WIN, evaluate_positions, judge_moves, summary
+from protocol.client import Kondavo
 
 OPENING = ["11-15", "23-19", "8-11", "22-17", "9-13", "17-14", "10x17"]
 
@@ -106,8 +105,8 @@ async def test_an_address_asking_too_often_is_told_to_wait(serve):
     assert status == 429 and error["error"]["code"] == "analysis/limited"
 
 
-async def test_a_server_without_a_computer_has_no_analyst(serve):
-    running = await serve(bot_workers=0)
+async def test_a_server_without_analyst_workers_says_so(serve):
+    running = await serve(analysis_workers=0)
     status, (error,) = await analyse(running.url, {"variant": "english", "moves": []})
     assert status == 503 and error["error"]["code"] == "computer/unavailable"
 
