@@ -37,8 +37,8 @@
    line is ``{"vs_baseline": {variant: {seconds: score}}, "baseline": REV}``. The
    measure of every engine change: it pays only if this says so.
 
-Games vs py-draughts, against the baseline and ladder games are adjudicated as engine-testing tools do
-(``engine.match.Adjudicator``): three pieces ahead against no king for six quiet
+Games vs py-draughts, against the baseline and ladder games are adjudicated as
+engine-testing tools do (``engine.match.Adjudicator``): three pieces ahead against no king for six quiet
 plies wins; level king endings for ten quiet plies are drawn.
 
 Scores are fractions of a point for level 8 / the higher level, with the Elo
