@@ -38,8 +38,8 @@
    measure of every engine change: it pays only if this says so.
 
 Games vs py-draughts, against the baseline and ladder games are adjudicated as
-engine-testing tools do (``engine.match.Adjudicator``): three pieces ahead against no king for six quiet
-plies wins; level king endings for ten quiet plies are drawn.
+engine-testing tools do (``engine.match.Adjudicator``): three pieces ahead against
+no king for six quiet plies wins; level king endings for ten quiet plies are drawn.
 
 Scores are fractions of a point for level 8 / the higher level, with the Elo
 difference and its 95% error margin. The last line is one JSON object:
