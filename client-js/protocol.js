@@ -76,6 +76,7 @@ export const ERROR_CODES = [
   "rematch/already_offered", "rematch/no_offer", "rematch/done", "rematch/no_opponent",
   "abort/too_late", "claim/opponent_present", "claim/too_early", "claim/no_clock",
   "chat/empty", "chat/too_long", "chat/duplicate", "rated/no_player", "rated/same_player",
+  "name/empty", "name/too_long",
   "api/bad_json", "api/bad_field", "api/bad_variant", "api/bad_clock", "api/bad_fen",
   "computer/unavailable", "analysis/game_in_play", "analysis/limited",
   "server/busy", "server/error",

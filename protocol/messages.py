@@ -37,6 +37,9 @@ SUBPROTOCOL = "kondavo.v1"
 MAX_FRAME_BYTES = 8 * 1024
 CHAT_MAX_CHARS = 140
 NAME_MAX_CHARS = 30
+# A name as sent may be longer: invisible characters are removed before it is measured
+# (server/core/names.py), and a name refused there must not cost the socket its hello.
+NAME_MAX_SENT = 200
 # Integers must survive a JavaScript client, whose numbers are doubles.
 _MAX_SAFE_INT = 2**53 - 1
 
@@ -91,6 +94,8 @@ class ErrorCode(enum.StrEnum):
     CHAT_DUPLICATE = "chat/duplicate"
     RATED_NO_PLAYER = "rated/no_player"
     RATED_SAME_PLAYER = "rated/same_player"
+    NAME_EMPTY = "name/empty"
+    NAME_TOO_LONG = "name/too_long"
     # HTTP API
     API_BAD_JSON = "api/bad_json"
     API_BAD_FIELD = "api/bad_field"
@@ -177,7 +182,9 @@ class Hello(ClientMessage):
     token: str | None = field(default=None, metadata=_limit(max_len=200))
     # Last event version this client has seen; the server sends what came after it.
     since: int | None = field(default=None, metadata=_limit(min=0))
-    name: str | None = field(default=None, metadata=_limit(max_len=NAME_MAX_CHARS))
+    # The name to show for this player (a seat's name, a spectator's chat name);
+    # cleaned by the server, and refused with ``name/*`` without closing the socket.
+    name: str | None = field(default=None, metadata=_limit(max_len=NAME_MAX_SENT))
 
 
 @dataclass(frozen=True, slots=True)

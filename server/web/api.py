@@ -17,9 +17,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from engine import VARIANTS, EngineError, Reason, Result, UnknownVariantError, get_rules
-from protocol.messages import NAME_MAX_CHARS, PROTOCOL_VERSION, ErrorCode
+from protocol.messages import NAME_MAX_SENT, PROTOCOL_VERSION, ErrorCode
 from server.core import ratings, replay, room, views
 from server.core.commands import Join
+from server.core.names import InvalidName, clean_name
 from server.core.record import GameRecord, SeatRecord
 from server.services import lobby
 from server.services.games import Games, NotFound, new_game_id, new_token
@@ -82,12 +83,12 @@ def _name(body: dict[str, Any]) -> str | None:
     value = body.get("name")
     if value is None:
         return None
-    if not isinstance(value, str):
-        raise BadRequest(ErrorCode.API_BAD_FIELD, "'name' must be a string.")
-    value = room.clean_chat(value)
-    if len(value) > NAME_MAX_CHARS:
-        raise BadRequest(ErrorCode.API_BAD_FIELD, f"'name' is at most {NAME_MAX_CHARS} characters.")
-    return value or None
+    if not isinstance(value, str) or len(value) > NAME_MAX_SENT:
+        raise BadRequest(ErrorCode.API_BAD_FIELD, "'name' must be a string (a display name).")
+    try:
+        return clean_name(value)
+    except InvalidName as bad:
+        raise BadRequest(bad.code, bad.sentence) from None
 
 
 def _seconds(clock: dict[str, Any], name: str, limit: float) -> float:

@@ -29,6 +29,7 @@ from protocol import messages as m
 from protocol.messages import CloseCode, ErrorCode, ProtocolError
 from server.core import commands as c
 from server.core import room, views
+from server.core.names import InvalidName, clean_name
 from server.core.record import GameRecord, Side, other
 from server.core.room import RoomEvent
 from server.net.watchdog import SendWatchdog
@@ -195,12 +196,20 @@ class GameSocket:
             )
             return
         record, self.side = found
-        self.name = hello.name
+        name_refused: InvalidName | None = None
+        if hello.name is not None:
+            # The same cleaning as the HTTP API's; a bad name costs the name, not the socket.
+            try:
+                self.name = clean_name(hello.name)
+            except InvalidName as bad:
+                name_refused = bad
         self.limits = SocketLimits(self.settings, seated=self.side is not None)
         await self.hub.enter(self.game_id, self)
         writer = asyncio.create_task(self._write_loop())
         self.watchdog.add(self)
         try:
+            if name_refused is not None:
+                self.send(m.Error(code=name_refused.code, message=name_refused.sentence))
             if hello.token and self.side is None:
                 self.send(
                     m.Error(
