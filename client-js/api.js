@@ -50,6 +50,10 @@ export const api = {
   ratings(variant) {
     return request("GET", `/api/ratings/${encodeURIComponent(variant)}`);
   },
+  /** The board after every ply from `from` on -> {game, plies: [{ply, fen, pieces, last, forced}]}. */
+  positions(game, from = 0) {
+    return request("GET", `/api/games/${encodeURIComponent(game)}/positions?from=${from}`);
+  },
   pdn(game) {
     return request("GET", `/api/games/${encodeURIComponent(game)}/pdn`);
   },

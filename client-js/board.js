@@ -69,11 +69,21 @@ function intersect(lists) {
 }
 
 export class Board {
-  /** onMove(path) is called with the chosen move's path (list of labels). */
-  constructor(container, { onMove = () => {}, onSelect = () => {} } = {}) {
+  /**
+   * onMove(path) is called with the chosen move's path (list of labels); onIdle(label)
+   * with a click the listed moves had no use for (label null: off the squares);
+   * onCancel() on a right-click.
+   */
+  constructor(container, { onMove = () => {}, onSelect = () => {}, onIdle = () => {}, onCancel = () => {} } = {}) {
     this.container = container;
     this.onMove = onMove;
     this.onSelect = onSelect;
+    this.onIdle = onIdle;
+    this.onCancel = onCancel;
+    this.premove = null; // [from, ...landings] chosen during the opponent's turn
+    this.marked = new Set(); // squares to point at (the pieces that must capture)
+    this.past = false; // showing a past position: no moves, a marker
+    this.coordinates = true;
     this.layout = null;
     this.pieces = new Map(); // label -> {colour, king}
     this.moves = [];
@@ -86,7 +96,10 @@ export class Board {
     this.svg.addEventListener("pointermove", (e) => this.pointerMove(e));
     this.svg.addEventListener("pointerup", (e) => this.pointerUp(e));
     this.svg.addEventListener("pointercancel", () => this.cancelDrag());
-    this.svg.addEventListener("contextmenu", (e) => e.preventDefault());
+    this.svg.addEventListener("contextmenu", (e) => {
+      e.preventDefault();
+      this.onCancel();
+    });
     container.append(this.svg);
   }
 
@@ -143,6 +156,36 @@ export class Board {
     this.setBottom(this.bottom === "white" ? "black" : "white");
   }
 
+  /** Show a premove path (or none). */
+  setPremove(path) {
+    this.premove = path && path.length ? [...path] : null;
+    this.render();
+  }
+
+  clearPremove() {
+    if (this.premove) this.setPremove(null);
+  }
+
+  /** Point at some squares (e.g. the pieces that must capture); [] clears. */
+  mark(squares) {
+    const next = new Set(squares);
+    if (next.size === this.marked.size && [...next].every((s) => this.marked.has(s))) return;
+    this.marked = next;
+    this.render();
+  }
+
+  /** Whether the board shows a past position (it then takes no moves). */
+  setPast(past) {
+    if (this.past === !!past) return;
+    this.past = !!past;
+    this.render();
+  }
+
+  setCoordinates(on) {
+    this.coordinates = !!on;
+    this.render();
+  }
+
   clearSelection() {
     this.selection = null;
     this.render();
@@ -190,6 +233,8 @@ export class Board {
   clickSquare(label) {
     if (label === null) {
       this.selection = null;
+      this.render();
+      this.onIdle(null);
       return false;
     }
     if (this.selection) {
@@ -206,9 +251,14 @@ export class Board {
         return true;
       }
     }
-    if (this.movable(label)) this.select(label);
-    else this.selection = null;
+    if (this.movable(label)) {
+      this.select(label);
+      this.marked = new Set();
+    } else {
+      this.selection = null;
+    }
     this.render();
+    if (!this.movable(label)) this.onIdle(label);
     return false;
   }
 
@@ -324,7 +374,22 @@ export class Board {
       }
     }
 
-    this.drawCoordinates(labels, notation);
+    if (this.coordinates) this.drawCoordinates(labels, notation);
+    for (const [i, label] of (this.premove ?? []).entries()) {
+      const pos = this.byLabel.get(label);
+      if (!pos) continue;
+      const { x, y } = this.place(pos.col, pos.row);
+      marks.append(svg("rect", {
+        x: x + 3, y: y + 3, width: CELL - 6, height: CELL - 6,
+        class: i === 0 ? "premove from" : "premove", "data-premove": label,
+      }));
+    }
+    for (const label of this.marked) {
+      const pos = this.byLabel.get(label);
+      if (!pos) continue;
+      const { x, y } = this.place(pos.col, pos.row);
+      marks.append(svg("circle", { cx: x + 50, cy: y + 50, r: 46, class: "must", "data-must": label }));
+    }
 
     for (const [label, piece] of this.pieces) {
       const pos = this.byLabel.get(label);
@@ -338,6 +403,8 @@ export class Board {
 
     root.append(squares, labels, marks, pieces);
     root.dataset.selected = this.selection?.from ?? "";
+    root.dataset.premove = (this.premove ?? []).join("-");
+    root.classList.toggle("past", this.past);
   }
 
   pieceGroup(label, { colour, king }, x, y) {

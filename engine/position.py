@@ -170,6 +170,29 @@ class Position:
         """The legal move ``text`` names: a full path, or start and end when unambiguous."""
         return parse_move(self, text)
 
+    def capture_rule(self) -> tuple[str, int] | None:
+        """Why only some pieces may move now, as data a client can put in words: None when
+        no capture is possible, else ``(code, pieces)`` with ``pieces`` the most a capture
+        takes and ``code`` the first rule that narrows the choice: "capture" (any capture,
+        but one is compulsory), "most_pieces" (only those taking the most pieces),
+        "with_king" (a capture with a king goes first), "most_kings" (the most kings),
+        "earliest_king" (the one meeting a king first)."""
+        t = self._t
+        every = capture_sequences(t, self.own, self.opponent, self.kings, self.turn)
+        if not every:
+            return None
+        most = max(len(s[1]) for s in every)
+        kept = apply_precedence(t, every, self.kings)
+        if len(kept) == len(every):
+            return ("capture", most)
+        if any(len(s[1]) < most for s in every) and "pieces" in t.precedence:
+            return ("most_pieces", most)
+        if "with_king" in t.precedence and any(s[3] for s in kept) and not all(s[3] for s in every):
+            return ("with_king", most)
+        if "kings" in t.precedence:
+            return ("most_kings", most)
+        return ("earliest_king", most)
+
     def explain_illegal(self, path: list[int]) -> str:
         """Why the move along ``path`` is not legal here, as a sentence without the move."""
         return _explain(self, path)

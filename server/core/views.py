@@ -101,6 +101,29 @@ def _last_move(game: Game) -> dict[str, Any] | None:
     return {"path": last["path"], "captured": last["captured"]}
 
 
+def positions(record: GameRecord, start: int = 0) -> list[dict[str, Any]]:
+    """The board after every ply from ``start`` on (ply 0: the start position), so a
+    client can show any past position without knowing a rule: ``fen``, ``pieces`` as in
+    ``state``, ``last`` (the move that led there, or None) and ``forced`` (why only some
+    pieces may move: ``{"code", "pieces"}`` from ``Position.capture_rule``, or None)."""
+    game = Game(get_rules(record.variant), record.start_fen, automatic_draws=False)
+    out: list[dict[str, Any]] = []
+    for ply in range(len(record.moves) + 1):
+        if ply:
+            game.play(record.moves[ply - 1])
+        if ply < start:
+            continue
+        rule = game.position.capture_rule()
+        out.append({
+            "ply": ply,
+            "fen": game.fen(),
+            "pieces": list(wire.pieces(game)),
+            "last": _last_move(game),
+            "forced": {"code": rule[0], "pieces": rule[1]} if rule else None,
+        })
+    return out
+
+
 def public(record: GameRecord, spectators: int, now: int) -> dict[str, Any]:
     """The game as ``GET /api/games/{id}`` shows it to anyone."""
     return {

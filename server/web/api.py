@@ -328,6 +328,17 @@ async def game_state(request: Request) -> Response:
     return JSONResponse(views.public(record, await store.spectators(record.id), now))
 
 
+async def game_positions(request: Request) -> Response:
+    record = await _record(request)
+    if record is None:
+        return refusal(ErrorCode.ROOM_NOT_FOUND, "There is no game with this id.", 404)
+    raw = request.query_params.get("from", "0")
+    if not raw.isdigit() or int(raw) > len(record.moves):
+        sentence = f"'from' must be a ply from 0 to {len(record.moves)}."
+        return refusal(ErrorCode.API_BAD_FIELD, sentence)
+    return JSONResponse({"game": record.id, "plies": views.positions(record, int(raw))})
+
+
 async def game_pdn(request: Request) -> Response:
     record = await _record(request)
     if record is None:

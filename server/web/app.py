@@ -208,6 +208,7 @@ def create_app(
         Route("/api/games/{id}", api.game_state),
         Route("/api/games/{id}/join", api.join_game, methods=["POST"]),
         Route("/api/games/{id}/pdn", api.game_pdn),
+        Route("/api/games/{id}/positions", api.game_positions),
         Route("/api/lobby", api.lobby_listing),
         Route("/api/analysis", analysis_api.analyse, methods=["POST"]),
         Route("/api/ratings/{variant}", api.leaderboard),

@@ -117,3 +117,25 @@ async def test_a_fresh_game_has_a_pdn_with_its_game_type(k: Kondavo):
     creator = await k.create(variant="international")
     pdn = await k.pdn(creator.game)
     assert '[GameType "20,W,10,10,N2,0"]' in pdn
+
+
+async def test_positions_list_every_ply_with_its_board_and_why_pieces_must_capture(
+    k: Kondavo,
+):
+    fen = "W:W15,34,37,38,39,41,45,46,47,50:B1,3,5,6,7,8,9,10,12,17,19,36"
+    creator = await k.create(variant="international", fen=fen, color="white", clock=None)
+    await k.join(creator.game, invite=creator.invite)
+    start = (await k.request("GET", f"/api/games/{creator.game}/positions"))["plies"]
+    assert [p["ply"] for p in start] == [0]
+    assert start[0]["fen"] == fen and start[0]["last"] is None
+    assert start[0]["forced"] == {"code": "most_pieces", "pieces": 5}
+    assert ["15", "white", False] in start[0]["pieces"] and len(start[0]["pieces"]) == 22
+    async with k.connect(creator) as white:
+        await white.move("15x22")
+    plies = (await k.request("GET", f"/api/games/{creator.game}/positions?from=1"))["plies"]
+    assert [p["ply"] for p in plies] == [1]
+    assert plies[0]["last"]["path"][0] == "15" and plies[0]["last"]["path"][-1] == "22"
+    assert len(plies[0]["last"]["captured"]) == 5 and len(plies[0]["pieces"]) == 17
+    error = await refused(k.request("GET", f"/api/games/{creator.game}/positions?from=7"))
+    assert error.status == 400 and error.code == "api/bad_field"
+    assert (await refused(k.request("GET", "/api/games/nope/positions"))).status == 404

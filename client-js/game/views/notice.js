@@ -1,0 +1,61 @@
+// Under the status line: whose turn it is (loud when it is yours), the invite to
+// share while waiting, or the result.
+import { copyText, h, replace } from "../../dom.js";
+import { has, t } from "../../i18n/index.js";
+import { isOver, OTHER } from "../model.js";
+
+export function renderNotice(el, page) {
+  const s = page.model.state;
+  const parts = [];
+  if (isOver(s.status)) {
+    parts.push(resultBanner(s));
+  } else if (s.status === "waiting") {
+    const invite = page.inviteUrl();
+    if (s.you && invite) {
+      const input = h("input", { type: "text", readonly: true, value: invite, class: "invite-url", "aria-label": t("game.invite_link") });
+      const button = h("button", { type: "button", class: "copy-invite primary" }, t("game.copy"));
+      button.addEventListener("click", async () => {
+        await copyText(invite, input);
+        button.textContent = t("game.copied");
+      });
+      parts.push(h("div", { class: "invite card" }, h("span", {}, t("game.waiting_opponent")),
+        h("div", { class: "row" }, input, button)));
+    } else if (s.you) {
+      parts.push(h("p", { class: "notice" }, t("game.waiting_lobby")));
+    } else {
+      parts.push(h("p", { class: "notice" }, t("game.spectating")));
+    }
+  } else if (s.you) {
+    const mine = s.side_to_move === s.you;
+    parts.push(h("p", { class: `notice turn${mine ? " mine" : ""}`, "data-turn": mine ? "you" : "opponent" },
+      mine ? t("game.your_turn") : t("game.to_move", { colour: t(`colours.${s.side_to_move}`) }),
+      " ", h("span", { class: "meta" }, t("game.you_play", { colour: t(`colours.${s.you}`) }))));
+  } else {
+    parts.push(h("p", { class: "notice turn" }, t("game.spectating"), " ",
+      t("game.to_move", { colour: t(`colours.${s.side_to_move}`) })));
+  }
+  if (page.hint) parts.push(h("p", { class: "notice hint", role: "status" }, page.hint));
+  if (s.rated) parts.push(h("p", { class: "notice rated" }, t("game.rated")));
+  replace(el, parts);
+}
+
+export function resultBanner(s) {
+  let title;
+  if (s.status === "aborted" || s.result === null) title = t("result.aborted");
+  else if (s.result === "draw") title = t("result.draw");
+  else title = t(`result.${s.result}_wins`);
+  let sub = "";
+  if (s.you && (s.result === "white" || s.result === "black")) {
+    sub = s.result === s.you ? t("result.you_win") : t("result.you_lose");
+  }
+  const loser = s.result === "white" || s.result === "black" ? t(`colours.${OTHER[s.result]}`) : "";
+  let reasonKey = `reasons.${s.reason}`;
+  if (s.reason === "abandoned" && s.result === "draw") reasonKey = "reasons.abandoned_draw";
+  const reason = s.reason
+    ? (has(reasonKey) ? t(reasonKey, { loser }) : t("reasons.unknown", { code: s.reason }))
+    : "";
+  return h("div", { class: "banner result", "data-result": s.result ?? "aborted", "data-reason": s.reason ?? "" },
+    h("div", { class: "title" }, title),
+    sub ? h("div", { class: "sub" }, sub) : null,
+    h("div", { class: "reason" }, reason));
+}

@@ -1,0 +1,108 @@
+// The game page's model, fed the messages a server sends.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { formatClock, GameModel, ordering, ratingText, turnTitle } from "../game/model.js";
+
+const EVENTS = new Set(["state", "moved", "over", "joined", "draw_offered"]);
+const MOVE = { notation: "32-28", path: ["32", "28"], captured: [] };
+
+function state(fields = {}) {
+  return {
+    t: "state", v: 5, you: "white", status: "playing", side_to_move: "white", moves: [],
+    pieces: [["32", "white", false], ["19", "black", false]], legal: [MOVE], players: {},
+    clocks: { white: 60000, black: 60000, running: "white" }, clock: { initial_ms: 60000 },
+    draw_offer: null, rematch_offer: null, rematch: null, claimable: false, ...fields,
+  };
+}
+
+function moved(ply, fields = {}) {
+  return {
+    t: "moved", v: 5 + ply, ply, by: ply % 2 ? "white" : "black", notation: "32-28", path: ["32", "28"],
+    captured: [], fen: `W:W28:B19#${ply}`, side_to_move: ply % 2 ? "black" : "white",
+    pieces: [["28", "white", false], ["19", "black", false]], legal: [], clocks: null, ...fields,
+  };
+}
+
+test("clock text: minutes and seconds, hours, tenths under ten seconds, never negative", () => {
+  assert.equal(formatClock(65000), "1:05");
+  assert.equal(formatClock(3723000), "1:02:03");
+  assert.equal(formatClock(9950), "9.9");
+  assert.equal(formatClock(-5), "0.0");
+});
+
+test("a rating shows its provisional mark and its change", () => {
+  assert.equal(ratingText({ rating: 1500, provisional: true }), "1500?");
+  assert.equal(ratingText({ rating: 1512, provisional: false, ratingDiff: 12 }), "1512 +12");
+  assert.equal(ratingText({ rating: 1488, ratingDiff: -12 }), "1488 −12");
+  assert.equal(ratingText(null), null);
+});
+
+test("events are used in version order: old ones ignored, a gap asks for a resync", () => {
+  assert.equal(ordering(null, { t: "moved", v: 3 }, EVENTS), "ignore");
+  assert.equal(ordering(5, { t: "moved", v: 5 }, EVENTS), "ignore");
+  assert.equal(ordering(5, { t: "moved", v: 6 }, EVENTS), "apply");
+  assert.equal(ordering(5, { t: "moved", v: 8 }, EVENTS), "gap");
+  assert.equal(ordering(5, { t: "state", v: 2 }, EVENTS), "apply");
+  assert.equal(ordering(5, { t: "pong" }, EVENTS), "apply");
+});
+
+test("a move folds into the state and its position is remembered for review", () => {
+  const model = new GameModel();
+  model.fold(state(), 0);
+  assert.equal(model.myTurn, true);
+  const effects = model.fold(moved(1), 100);
+  assert.deepEqual(model.state.moves, ["32-28"]);
+  assert.equal(model.state.side_to_move, "black");
+  assert.deepEqual(model.state.legal, []);
+  assert.equal(model.myTurn, false);
+  assert.deepEqual(effects, [{ sound: "move" }, { turn: false }]);
+  assert.equal(model.plies[1].fen, "W:W28:B19#1");
+});
+
+test("looking back keeps its ply when a move arrives, and shows the past position", () => {
+  const model = new GameModel();
+  model.fold(state(), 0);
+  model.addPlies([{ ply: 0, fen: "start", pieces: [["32", "white", false]], last: null, forced: null }]);
+  model.fold(moved(1), 0);
+  assert.equal(model.review(0), 0);
+  model.fold(moved(2), 0);
+  assert.equal(model.shownPly, 0);
+  assert.equal(model.ply, 2);
+  const view = model.boardView();
+  assert.equal(view.past, true);
+  assert.deepEqual(view.moves, []);
+  assert.deepEqual(view.pieces, [["32", "white", false]]);
+  assert.equal(model.review(99), null); // past the end is the live game
+  assert.equal(model.boardView().past, false);
+});
+
+test("the clock that runs counts down from the moment the state arrived", () => {
+  const model = new GameModel();
+  model.fold(state(), 1000);
+  assert.equal(model.clockLeft("white", 3500), 57500);
+  assert.equal(model.clockLeft("black", 3500), 60000);
+  assert.equal(model.lowTime(9000), true);
+  assert.equal(model.lowTime(20000), false);
+});
+
+test("the player offered a rematch may accept or decline it, not offer another", () => {
+  const model = new GameModel();
+  model.fold(state({ status: "finished", result: "black", players: { white: {}, black: {} } }), 0);
+  assert.equal(model.may("rematch_offer"), true);
+  model.fold({ t: "rematch_offered", v: 6, by: "black" }, 0);
+  assert.equal(model.may("rematch_offer"), false);
+  assert.equal(model.may("rematch_accept"), true);
+  assert.equal(model.may("resign"), false);
+});
+
+test("a list of commands from the server is what the seat may send", () => {
+  const model = new GameModel();
+  model.fold(state({ allowed: ["resign"] }), 0);
+  assert.equal(model.may("resign"), true);
+  assert.equal(model.may("draw_offer"), false);
+});
+
+test("the tab title says whose turn it is", () => {
+  assert.equal(turnTitle(true, "Brazilian · Kondavo", "Your turn"), "● Your turn — Brazilian · Kondavo");
+  assert.equal(turnTitle(false, "Brazilian · Kondavo", "Your turn"), "Brazilian · Kondavo");
+});
