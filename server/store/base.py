@@ -10,7 +10,9 @@ Every implementation (``MemoryStore`` now, a Redis store later) keeps, per game:
   unversioned notice (the spectator count), to every subscriber on every node;
 - a deadline: when the game next needs a ``Tick`` (a flag, a claim opening);
   ``due`` lists the games whose deadline has passed;
-- a spectator counter across nodes.
+- a spectator counter across nodes;
+- per player (public id), the history of its games: the memory store keeps it for
+  the process's life, Redis the newest ``HISTORY_KEPT`` per player, with no expiry.
 
 Time comes from the store (``now``), so all nodes agree on it.
 
@@ -22,9 +24,10 @@ tells each listener ``RESYNC``, since events published meanwhile may be lost.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 from protocol.messages import ServerMessage
+from server.core.history import HISTORY_KEPT
 from server.core.record import GameRecord
 from server.core.room import RoomEvent
 
@@ -126,6 +129,20 @@ class Store(Protocol):
     async def sizes(self) -> tuple[int, int]:
         """How many open games wait for an opponent and how many are being played
         (the lobby's two lists, counted whole: for the node's metrics)."""
+        ...
+
+    async def remember_game(self, player: str, entry: dict[str, Any]) -> None:
+        """Put ``entry`` (``history.entry``) in the player's history, replacing the one of
+        the same game unless that one is finished and this is not; keep the newest
+        ``history.HISTORY_KEPT`` games by ``entry["at"]``. Idempotent."""
+        ...
+
+    async def forget_game(self, player: str, game_id: str) -> None:
+        """Drop the game from the player's history (an aborted game)."""
+        ...
+
+    async def player_games(self, player: str, limit: int = HISTORY_KEPT) -> list[dict[str, Any]]:
+        """The player's newest ``limit`` games, newest first."""
         ...
 
     async def close(self) -> None: ...

@@ -23,8 +23,12 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import Any
+
+import msgpack
 
 from protocol.messages import ServerMessage
+from server.core.history import HISTORY_KEPT
 from server.core.record import GameRecord
 from server.core.room import Audience, RoomEvent
 from server.store.base import Listener
@@ -51,6 +55,8 @@ class MemoryStore:
         self._deadline_heap: list[tuple[int, str]] = []
         self._waiting: dict[str, None] = {}  # insertion-ordered sets
         self._live: dict[str, None] = {}
+        # Per public player id: game id -> history entry (for the process's life).
+        self._histories: dict[str, dict[str, dict[str, Any]]] = {}
 
     async def now(self) -> int:
         return int(self._clock() * 1000)
@@ -152,6 +158,25 @@ class MemoryStore:
     async def sizes(self) -> tuple[int, int]:
         return len(self._waiting), len(self._live)
 
+    async def remember_game(self, player: str, entry: dict[str, Any]) -> None:
+        games = self._histories.setdefault(player, {})
+        known = games.get(entry["id"])
+        if known is not None and known["status"] == "finished" and entry["status"] != "finished":
+            return  # a late write from the game's start must not undo its end
+        games[entry["id"]] = _plain_copy(entry)
+        if len(games) > HISTORY_KEPT:
+            oldest = sorted(games, key=lambda i: (games[i]["at"], i))
+            for old in oldest[: len(games) - HISTORY_KEPT]:
+                del games[old]
+
+    async def forget_game(self, player: str, game_id: str) -> None:
+        self._histories.get(player, {}).pop(game_id, None)
+
+    async def player_games(self, player: str, limit: int = HISTORY_KEPT) -> list[dict[str, Any]]:
+        games = self._histories.get(player, {})
+        newest = sorted(games.values(), key=lambda e: (e["at"], e["id"]), reverse=True)
+        return [_plain_copy(e) for e in newest[:limit]]
+
     async def close(self) -> None:
         self._listeners.clear()
 
@@ -190,3 +215,8 @@ class MemoryStore:
                 listener(game_id, item)
             except Exception:  # one broken subscriber must not stop the others
                 log.exception("listener failed for game %s", game_id)
+
+
+def _plain_copy(entry: dict[str, Any]) -> dict[str, Any]:
+    """A copy through msgpack, as a networked store would hand it out: nobody shares it."""
+    return msgpack.unpackb(msgpack.packb(entry, use_bin_type=True), raw=False)  # type: ignore[no-any-return]

@@ -20,6 +20,9 @@ Keys (prefix ``kondavo``; ``{t}`` is the game's shard tag):
 A game over expires (the three keys above) ``finished_kept_ms`` after its last commit.
 - ``kondavo:{t}:deadlines``  sorted set: game id -> when it next needs a Tick (ms)
 - ``kondavo:{t}:waiting`` / ``:live``  sorted sets: game id -> created_at, the lobby
+- ``kondavo:{p:<player>}:games`` / ``:entries`` / ``:finished``: a player's history (sorted
+  set game id -> created_at, hash game id -> entry, set of the finished ones), the newest
+  ``HISTORY_KEPT`` games, with no expiry: it outlives the games' own keys
 - channel ``kondavo:{<id>}:events``: ``E`` + the commit's events (concatenated msgpack
   values) or ``N`` + one unversioned notice (the spectator count). A channel is no key:
   plain PUBLISH reaches every node of a cluster, also from inside a script. Both kinds
@@ -89,6 +92,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol import messages as m
 from protocol.messages import ServerMessage, packer
+from server.core.history import HISTORY_KEPT
 from server.core.record import GameRecord, SeatRecord
 from server.core.room import RoomEvent
 from server.store.base import RESYNC, Listener, Resync, StoreUnavailable
@@ -268,6 +272,40 @@ if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
 return n
 """
 
+# A player's history (``remember_game``). KEYS: the player's games (sorted set: game id
+# -> created_at) and entries (hash: game id -> entry, msgpack), one slot per player.
+# ARGV: game id, created_at, entry, finished 0|1, games kept. A finished entry is never
+# replaced by a live one (a slow write from the game's start); the oldest go past the cap.
+_REMEMBER = """
+if ARGV[4] == '0' and redis.call('SISMEMBER', KEYS[3], ARGV[1]) == 1 then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+if ARGV[4] == '1' then redis.call('SADD', KEYS[3], ARGV[1]) end
+local extra = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[5])
+if extra > 0 then
+  local old = redis.call('ZRANGE', KEYS[1], 0, extra - 1)
+  redis.call('ZREMRANGEBYRANK', KEYS[1], 0, extra - 1)
+  redis.call('HDEL', KEYS[2], unpack(old))
+  redis.call('SREM', KEYS[3], unpack(old))
+end
+return 1
+"""
+
+# KEYS: the player's games, entries, finished.  ARGV: game id.
+_FORGET = """
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('SREM', KEYS[3], ARGV[1])
+return 1
+"""
+
+# KEYS: the player's games, entries.  ARGV: limit.  -> entries, newest first.
+_PLAYER_GAMES = """
+local ids = redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+if #ids == 0 then return {} end
+return redis.call('HMGET', KEYS[2], unpack(ids))
+"""
+
 
 def _pack(body: Any) -> bytes:
     return packer().pack(body)
@@ -397,6 +435,9 @@ class RedisStore:
         self._time = scripts.register_script(_TIME)
         self._publish = scripts.register_script(_PUBLISH)
         self._claim = self._redis.register_script(_CLAIM)  # run in a redis-py pipeline
+        self._remember = self._redis.register_script(_REMEMBER)
+        self._forget_game = self._redis.register_script(_FORGET)
+        self._player_games = self._redis.register_script(_PLAYER_GAMES)
         self._clock_key = f"{prefix}:{{{shard_tag(0)}}}:clock"
         self._shards = [shard_keys(shard, prefix) for shard in range(SHARDS)]
         self._subscriber = _Subscriber(
@@ -661,6 +702,31 @@ class RedisStore:
             [r for r in records[: len(waiting)] if r is not None],
             [r for r in records[len(waiting) :] if r is not None],
         )
+
+    # --- players' histories -------------------------------------------------------------
+
+    def history_keys(self, player: str) -> list[str]:
+        """A player's history keys (one hash tag per player: one slot), no expiry."""
+        base = f"{self._prefix}:{{p:{player}}}"
+        return [f"{base}:games", f"{base}:entries", f"{base}:finished"]
+
+    async def remember_game(self, player: str, entry: dict[str, Any]) -> None:
+        finished = 1 if entry["status"] == "finished" else 0
+        await self._call(self._remember(
+            keys=self.history_keys(player),
+            args=[entry["id"], entry["at"], _pack(entry), finished, HISTORY_KEPT],
+        ))
+
+    async def forget_game(self, player: str, game_id: str) -> None:
+        await self._call(self._forget_game(keys=self.history_keys(player), args=[game_id]))
+
+    async def player_games(self, player: str, limit: int = HISTORY_KEPT) -> list[dict[str, Any]]:
+        if limit <= 0:
+            return []
+        stored = await self._call(
+            self._player_games(keys=self.history_keys(player)[:2], args=[limit])
+        )
+        return [msgpack.unpackb(e, raw=False) for e in stored if e is not None]
 
     # --- spectators -------------------------------------------------------------------
 

@@ -17,8 +17,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from engine import VARIANTS, EngineError, Reason, Result, UnknownVariantError, get_rules
+from engine.pdn import write_pdn
 from protocol.messages import NAME_MAX_SENT, PROTOCOL_VERSION, ErrorCode
-from server.core import ratings, replay, room, views
+from server.core import history, ratings, replay, room, views
 from server.core.commands import Join
 from server.core.names import InvalidName, clean_name
 from server.core.record import GameRecord, SeatRecord
@@ -248,6 +249,7 @@ async def create_game(request: Request) -> Response:
             break
     if opponent == "computer":
         await request.app.state.bot_table.watch(record)
+        await request.app.state.chronicle(record)  # on at once: in the history as live
     answer = _seat_answer(request, record, side, token)
     if player is not None:
         answer["player"] = player  # the public id: ratings are shown under it
@@ -387,6 +389,62 @@ async def leaderboard(request: Request) -> Response:
                 for rank, (player, entry) in enumerate(best, start=1)
             ],
         }
+    )
+
+
+def _public_player(request: Request) -> str:
+    player = request.path_params["id"]
+    if not ratings.valid_public_id(player):
+        raise BadRequest(
+            ErrorCode.API_BAD_FIELD,
+            "A player id is 16 to 64 letters, digits, '-' or '_', or computer-1 to computer-8.",
+        )
+    return str(player)
+
+
+async def _history(request: Request) -> tuple[str, list[dict[str, Any]]]:
+    """The player of the path and its games, newest first, filtered by ``?variant=``."""
+    player = _public_player(request)
+    wanted = request.query_params.get("variant")
+    if wanted is not None:
+        wanted = _variant({"variant": wanted})
+    found = await request.app.state.store.player_games(player)
+    return player, [g for g in found if wanted is None or g["variant"] == wanted]
+
+
+async def player_games(request: Request) -> Response:
+    """``GET /api/players/{id}/games[?variant=]``: the player's games, live ones first,
+    then newest first, and its rating after each rated game per rule set."""
+    try:
+        player, found = await _history(request)
+    except BadRequest as bad:
+        return refusal(bad.code, bad.sentence, bad.status)
+    listing = sorted(found, key=lambda g: g["status"] != "live")  # stable: newest first
+    return JSONResponse({
+        "player": player,
+        "games": [history.listed(g) for g in listing],
+        "ratings": history.rating_history(found),
+    })
+
+
+async def player_games_pdn(request: Request) -> Response:
+    """``GET /api/players/{id}/games.pdn[?variant=]``: every finished game as one PDN file."""
+    try:
+        player, found = await _history(request)
+    except BadRequest as bad:
+        return refusal(bad.code, bad.sentence, bad.status)
+    site = _base_url(request)
+    written = [
+        write_pdn(
+            history.game_of(g["variant"], g.get("start_fen"), g["moves"], g["result"], g["reason"]),
+            history.pdn_tags(g, site),
+        )
+        for g in reversed(found)  # oldest first, as a file of games is read
+        if g["status"] == "finished"
+    ]
+    return PlainTextResponse(
+        "\n".join(written),
+        headers={"content-disposition": f'attachment; filename="kondavo-{player}.pdn"'},
     )
 
 

@@ -28,6 +28,7 @@ from server.config import Settings
 from server.core.ratings import Ratings
 from server.net.watchdog import SendWatchdog
 from server.services.analysis import Analyst, make_analysis_pool
+from server.services.chronicle import Chronicle
 from server.services.computer import Bot, BotTable, PoolBot, make_pool
 from server.services.games import Games
 from server.services.hub import Hub
@@ -155,6 +156,8 @@ def create_app(
         app.state.lobby = LobbyFeed(own_store, settings.lobby_refresh_s)
         app.state.ratings = ratings or make_ratings(settings.redis_url)
         app.state.games.observers.append(Settler(app.state.games, app.state.ratings))
+        app.state.chronicle = Chronicle(own_store)
+        app.state.games.observers.append(app.state.chronicle)
         # The computer's searches run in worker processes, never on this loop.
         app.state.bot_pool = None
         own_bot = bot
@@ -202,6 +205,8 @@ def create_app(
         Route("/rules/{variant}", page),
         Route("/ratings", page),
         Route("/ratings/{variant}", page),
+        Route("/my", page),
+        Route("/players/{id}", page),
         Route("/healthz", api.healthz),
         Route("/metrics", metrics_endpoint),
         Route("/api/games", api.create_game, methods=["POST"]),
@@ -210,6 +215,8 @@ def create_app(
         Route("/api/games/{id}/pdn", api.game_pdn),
         Route("/api/games/{id}/positions", api.game_positions),
         Route("/api/lobby", api.lobby_listing),
+        Route("/api/players/{id}/games", api.player_games),
+        Route("/api/players/{id}/games.pdn", api.player_games_pdn),
         Route("/api/analysis", analysis_api.analyse, methods=["POST"]),
         Route("/api/ratings/{variant}", api.leaderboard),
         Route("/api/players/{id}", api.player_ratings),

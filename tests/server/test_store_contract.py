@@ -23,6 +23,7 @@ from redis_server import (
 from protocol import messages as m
 from server.core import room
 from server.core.commands import Abort, Chat, Join, PlayMove, Tick
+from server.core.history import HISTORY_KEPT
 from server.services.games import Games
 from server.store import MemoryStore
 from server.store.redis import RESYNC, SHARDS, RedisStore, StoreUnavailable, shard_of
@@ -565,3 +566,78 @@ async def test_the_subscriber_falls_back_to_another_cluster_node(redis_cluster):
         assert heard[0].v == 1
     finally:
         await store.close()
+
+
+# --- players' histories ------------------------------------------------------------------
+
+
+def history_entry(game_id: str, at: int, status: str = "finished", **more) -> dict:
+    return {"id": game_id, "at": at, "status": status, "variant": "english",
+            "moves": ["11-15"], "opponent": {"name": "Bo", "computer": False}, **more}
+
+
+async def test_a_players_games_come_back_newest_first_and_only_theirs(store):
+    await store.remember_game("ada-public-id-0001", history_entry("a", T0))
+    await store.remember_game("ada-public-id-0001", history_entry("b", T0 + 5))
+    await store.remember_game("bob-public-id-0001", history_entry("a", T0))
+    games = await store.player_games("ada-public-id-0001")
+    assert [g["id"] for g in games] == ["b", "a"]
+    assert games[1] == history_entry("a", T0)
+    assert [g["id"] for g in await store.player_games("ada-public-id-0001", 1)] == ["b"]
+    assert await store.player_games("nobody-public-id-01") == []
+
+
+async def test_a_live_entry_is_replaced_by_the_finished_one_and_never_the_other_way(store):
+    player = "ada-public-id-0001"
+    await store.remember_game(player, history_entry("a", T0, "live"))
+    await store.remember_game(player, history_entry("a", T0, "finished", result="white"))
+    await store.remember_game(player, history_entry("a", T0, "live"))  # a late, slow write
+    (only,) = await store.player_games(player)
+    assert only["status"] == "finished" and only["result"] == "white"
+
+
+async def test_an_aborted_game_is_forgotten_from_the_history(store):
+    player = "ada-public-id-0001"
+    await store.remember_game(player, history_entry("a", T0, "live"))
+    await store.remember_game(player, history_entry("b", T0 + 1, "live"))
+    await store.forget_game(player, "a")
+    await store.forget_game(player, "never-there")
+    assert [g["id"] for g in await store.player_games(player)] == ["b"]
+
+
+async def test_a_history_keeps_the_newest_thousand_games(store):
+    player = "ada-public-id-0001"
+    for n in range(HISTORY_KEPT + 5):
+        await store.remember_game(player, history_entry(f"g{n}", T0 + n))
+    kept = await store.player_games(player)
+    assert len(kept) == HISTORY_KEPT
+    assert kept[0]["id"] == f"g{HISTORY_KEPT + 4}" and kept[-1]["id"] == "g5"
+
+
+async def test_a_history_outlives_its_games_records(forgetful_store):
+    store = forgetful_store
+    record = fresh_record()
+    await store.create(record)
+    await store.remember_game("ada-public-id-0001", history_entry("g1", T0))
+    over = room.handle(record, Abort("white"), T0)
+    assert await store.commit("g1", 0, over.record, over.events, None)
+    for _ in range(200):
+        await store.due(await store.now())  # the memory store forgets as it ticks
+        if await store.load("g1") is None:
+            break
+        await asyncio.sleep(0.02)
+    assert await store.load("g1") is None
+    assert [g["id"] for g in await store.player_games("ada-public-id-0001")] == ["g1"]
+
+
+async def test_a_history_on_redis_survives_the_node_that_wrote_it(redis_url):
+    first = RedisStore(redis_url)
+    await first.start()
+    await first.remember_game("ada-public-id-0001", history_entry("a", T0))
+    await first.close()
+    second = RedisStore(redis_url)
+    await second.start()
+    try:
+        assert [g["id"] for g in await second.player_games("ada-public-id-0001")] == ["a"]
+    finally:
+        await second.close()
