@@ -5,7 +5,7 @@
 import { api } from "./api.js";
 import { Board } from "./board.js";
 import { download, h, replace } from "./dom.js";
-import { has, lang, t } from "./i18n/index.js";
+import { has, t } from "./i18n/index.js";
 import { Connection } from "./net.js";
 import { CLOSE_CODES, EVENTS } from "./protocol.js";
 import { rememberSeat, seatFor } from "./seats.js";
@@ -327,7 +327,7 @@ class GamePage {
   titleText() {
     const s = this.model.state;
     if (!s) return t("site.name");
-    const name = s.variant_name?.[lang()] ?? t(`variants.${s.variant}.name`);
+    const name = t(`variants.${s.variant}.name`);
     return `${name} · ${t("site.name")}`;
   }
 

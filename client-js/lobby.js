@@ -65,7 +65,7 @@ export class Lobby {
           h("td", {}, clockText(game.clock)),
           h("td", {}, game.creator?.name || t("lobby.anonymous"),
             ratingText(game.creator) ? h("span", { class: "rating" }, ` ${ratingText(game.creator)}`) : null,
-            side ? ` (${t(`colours.${side}`)})` : "",
+            side ? ` ${t("lobby.plays", { colour: t(`colours.${side}`) })}` : "",
             game.rated ? h("span", { class: "meta rated" }, ` · ${t("lobby.rated")}`) : null),
           h("td", {}, mine
             ? h("a", { href: `/g/${encodeURIComponent(game.id)}` }, t("lobby.yours"))

@@ -9,13 +9,13 @@ export default {
     ratings: "Ratings",
   },
   variants: {
-    english: { name: "English", line: "American checkers: short kings, any capture may be chosen." },
-    international: { name: "International", line: "10x10, flying kings, the largest capture is compulsory." },
-    brazilian: { name: "Brazilian", line: "International rules on the 8x8 board." },
-    russian: { name: "Russian", line: "Shashki: flying kings, free choice of capture, crowning mid-capture." },
-    spanish: { name: "Spanish", line: "Mirrored board, flying kings, take the most pieces, then the most kings." },
-    italian: { name: "Italian", line: "Mirrored board, men may not take kings, strict capture precedence." },
-    turkish: { name: "Turkish", line: "All 64 squares, men move straight, kings move like rooks." },
+    english: { name: "English", short: "English", line: "American checkers: short kings, any capture may be chosen." },
+    international: { name: "International", short: "International", line: "10x10, flying kings, the largest capture is compulsory." },
+    brazilian: { name: "Brazilian", short: "Brazilian", line: "International rules on the 8x8 board." },
+    russian: { name: "Russian", short: "Russian", line: "Shashki: flying kings, free choice of capture, crowning mid-capture." },
+    spanish: { name: "Spanish", short: "Spanish", line: "Mirrored board, flying kings, take the most pieces, then the most kings." },
+    italian: { name: "Italian", short: "Italian", line: "Mirrored board, men may not take kings, strict capture precedence." },
+    turkish: { name: "Turkish", short: "Turkish", line: "All 64 squares, men move straight, kings move like rooks." },
   },
   home: {
     variant: "Rule set",
@@ -75,6 +75,7 @@ export default {
     },
   },
   lobby: {
+    plays: "plays {colour}",
     title: "Lobby",
     open_games: "Open games",
     running_games: "Games being played",

@@ -31,10 +31,10 @@ export function renderMoves(el, page) {
   }, label);
   const latest = model.ply;
   parts.push(h("div", { class: "review-nav" },
-    nav("first", "⏮", t("game.review_first"), 0, shown === 0),
-    nav("prev", "◀", t("game.review_prev"), shown - 1, shown === 0),
-    nav("next", "▶", t("game.review_next"), shown + 1, shown >= latest),
-    nav("last", "⏭", t("game.review_last"), latest, shown >= latest)));
+    nav("first", "«", t("game.review_first"), 0, shown === 0),
+    nav("prev", "‹", t("game.review_prev"), shown - 1, shown === 0),
+    nav("next", "›", t("game.review_next"), shown + 1, shown >= latest),
+    nav("last", "»", t("game.review_last"), latest, shown >= latest)));
   replace(el, parts);
   el.dataset.shown = String(shown);
   const current = el.querySelector(".mv.current");

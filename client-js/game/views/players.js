@@ -7,7 +7,9 @@ import { formatClock, OTHER, ratingText } from "../model.js";
 export function playerName(state, side) {
   const p = state.players?.[side];
   if (!p) return t("game.waiting");
-  return p.name || (p.computer ? t("game.computer_level", { n: p.level ?? "?" }) : t("lobby.anonymous"));
+  // The computer's name is ours to word, in the page's language.
+  if (p.computer) return t("game.computer_level", { n: p.level ?? "?" });
+  return p.name || t("lobby.anonymous");
 }
 
 export function renderPlayers(bars, page) {
