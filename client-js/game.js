@@ -413,6 +413,7 @@ class GamePage {
     const loop = () => {
       const s = this.model.state;
       if (s?.clocks?.running && s.status === "playing" && !isOver(s.status)) renderClocks(this);
+      if (s && this.model.claimIn(Date.now()) !== null) this.renderNoticeOnly();
       this.frame = setTimeout(loop, 100);
     };
     loop();

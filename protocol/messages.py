@@ -284,9 +284,14 @@ class ServerMessage(Message):
 
 @dataclass(frozen=True, slots=True)
 class Event(ServerMessage):
-    """A room event: ``v`` is the game's version after it; versions have no gaps."""
+    """A room event: ``v`` is the game's version after it; versions have no gaps.
+
+    ``may``: per seated side, the commands it may send now (``server/core/permissions``),
+    on the last event of a change that altered them; None when they stayed the same.
+    """
 
     v: int = field(default=0, kw_only=True, metadata=_limit(min=0))
+    may: dict[str, list[str]] | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -367,6 +372,9 @@ class Presence(Event):
     t: ClassVar[str] = "presence"
     side: Side = "white"
     present: bool = True
+    # When the opponent may claim (server epoch ms) if this player stays away; None when
+    # no claim applies (present, a game without a clock, a game not in play).
+    claim_at: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,6 +56,7 @@ export class GameModel {
     // Past positions by ply (from GET /api/games/{id}/positions, then each "moved").
     this.plies = [];
     this.reviewing = null; // the ply shown while looking back, or null for the live board
+    this.serverOffset = 0; // the server's clock minus this browser's (from state.now)
   }
 
   /** Whose seat this page holds, or null for a spectator. */
@@ -77,11 +78,15 @@ export class GameModel {
    * Folds one message into the state; returns what the page should do besides
    * redrawing: [{sound}, {flash: key}, {seat}, {rematch}, {notFound}, {turn}].
    */
-  fold(msg, now = 0) {
+  fold(msg, now = 0, wallNow = Date.now()) {
     const fold = FOLDS[msg.t];
     if (!fold) return [];
     if (msg.t !== "state" && this.state === null) return [];
-    return fold(this, msg, now) ?? [];
+    if (msg.t === "state") this.serverOffset = (msg.now ?? wallNow) - wallNow;
+    const effects = fold(this, msg, now) ?? [];
+    // Any event may carry what each seat may send now, when that changed.
+    if (msg.may && msg.t !== "state") this.state.may = msg.may;
+    return effects;
   }
 
   patchPlayer(side, patch) {
@@ -91,26 +96,24 @@ export class GameModel {
   }
 
   /**
-   * Whether this seat may send `tag` now. The server's own list (`state.allowed`) wins
-   * when it sends one; until then the few room rules the buttons need live here, in
-   * one place (issue 28 point 7 asks the server to say it instead).
+   * Whether this seat may send `tag` now, as the server last said: `state.may` lists
+   * each seat's commands and any event may bring new lists (server/core/permissions.py).
+   * No room rule is worked out here (the abort window, a lapsed offer, who may rematch).
    */
   may(tag) {
     const s = this.state;
     if (!s?.you) return false;
-    if (Array.isArray(s.allowed)) return s.allowed.includes(tag);
-    const playing = s.status === "playing";
-    const over = isOver(s.status);
-    switch (tag) {
-      case "abort": return s.status === "waiting" || (playing && s.moves.length < 2);
-      case "draw_offer": return playing && !s.draw_offer;
-      case "draw_accept": case "draw_decline": return playing && !!s.draw_offer && s.draw_offer !== s.you;
-      case "resign": return playing;
-      case "claim_victory": case "claim_draw": return playing && !!s.claimable;
-      case "rematch_offer": return over && !!s.players?.[OTHER[s.you]] && !s.rematch && !s.rematch_offer;
-      case "rematch_accept": case "rematch_decline": return over && !s.rematch && !!s.rematch_offer && s.rematch_offer !== s.you;
-      default: return false;
-    }
+    return (s.may?.[s.you] ?? []).includes(tag);
+  }
+
+  /** ms until this seat may claim the game against an absent opponent (server clock), or
+   * null when no claim is counting down. `nowMs`: this browser's Date.now(). */
+  claimIn(nowMs) {
+    const s = this.state;
+    if (!s?.you || s.status !== "playing" || s.claimable) return null;
+    const p = s.players?.[OTHER[s.you]];
+    if (!p || p.present !== false || !p.claim_at) return null;
+    return Math.max(0, p.claim_at - (nowMs + this.serverOffset));
   }
 
   /** What a clock shows at page time `now` (ms), or null for a game without clocks. */
@@ -222,7 +225,7 @@ const FOLDS = {
   },
   presence(model, msg, now) {
     const gone = msg.present ? null : now;
-    model.patchPlayer(msg.side, { present: msg.present, goneAt: gone });
+    model.patchPlayer(msg.side, { present: msg.present, goneAt: gone, claim_at: msg.present ? null : msg.claim_at ?? null });
     if (msg.present && msg.side !== model.you && model.you) return [{ flash: "game.opponent_back" }];
     return [];
   },

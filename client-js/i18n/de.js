@@ -140,6 +140,7 @@ export default {
     claim_victory: "Sieg beanspruchen",
     claim_draw: "Remis erklären",
     opponent_gone_now: "Dein Gegner ist weg. Du kannst den Sieg beanspruchen.",
+    claim_in: "Dein Gegner ist weg. In {n} s kannst du die Partie für dich beanspruchen.",
     download_pdn: "PDN herunterladen",
     new_game: "Neue Partie",
     computer_level: "Computer, Stufe {n}",

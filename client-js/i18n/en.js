@@ -140,6 +140,7 @@ export default {
     claim_victory: "Claim victory",
     claim_draw: "Call it a draw",
     opponent_gone_now: "Your opponent has left. You may claim victory.",
+    claim_in: "Your opponent has left. You may claim the game in {n} s.",
     download_pdn: "Download PDN",
     new_game: "New game",
     computer_level: "Computer, level {n}",

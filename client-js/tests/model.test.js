@@ -85,21 +85,38 @@ test("the clock that runs counts down from the moment the state arrived", () => 
   assert.equal(model.lowTime(20000), false);
 });
 
-test("the player offered a rematch may accept or decline it, not offer another", () => {
+test("what the seat may send is the server's list, renewed by any event that carries one", () => {
   const model = new GameModel();
-  model.fold(state({ status: "finished", result: "black", players: { white: {}, black: {} } }), 0);
+  const may = { white: ["rematch_offer"], black: ["rematch_offer"] };
+  model.fold(state({ status: "finished", result: "black", players: { white: {}, black: {} }, may }), 0);
   assert.equal(model.may("rematch_offer"), true);
-  model.fold({ t: "rematch_offered", v: 6, by: "black" }, 0);
+  assert.equal(model.may("resign"), false);
+  model.fold({ t: "rematch_offered", v: 6, by: "black", may: { white: ["rematch_accept", "rematch_decline"], black: [] } }, 0);
   assert.equal(model.may("rematch_offer"), false);
   assert.equal(model.may("rematch_accept"), true);
+  // An event without `may` leaves the lists as they were.
+  model.fold({ t: "chat", v: 7, channel: "players", by: "black", text: "gg" }, 0);
+  assert.equal(model.may("rematch_accept"), true);
+});
+
+test("a spectator may send none of the seats' commands", () => {
+  const model = new GameModel();
+  model.fold(state({ you: null, may: { white: ["resign"], black: ["resign"] } }), 0);
   assert.equal(model.may("resign"), false);
 });
 
-test("a list of commands from the server is what the seat may send", () => {
+test("the claim countdown runs to the server's claim_at, on the server's clock", () => {
   const model = new GameModel();
-  model.fold(state({ allowed: ["resign"] }), 0);
-  assert.equal(model.may("resign"), true);
-  assert.equal(model.may("draw_offer"), false);
+  model.fold(state({ now: 50_000, may: { white: ["resign"], black: ["resign"] } }), 0, 10_000);
+  assert.equal(model.claimIn(10_000), null);
+  model.fold({ t: "presence", v: 6, side: "black", present: false, claim_at: 53_000 }, 0);
+  assert.equal(model.claimIn(10_000), 3000); // the server is 40 s ahead of this browser
+  assert.equal(model.claimIn(12_500), 500);
+  model.fold({ t: "claimable", v: 7, by: "white", may: { white: ["claim_victory", "claim_draw"] } }, 0);
+  assert.equal(model.claimIn(13_000), null);
+  assert.equal(model.may("claim_victory"), true);
+  model.fold({ t: "presence", v: 8, side: "black", present: true, claim_at: null }, 0);
+  assert.equal(model.claimIn(13_000), null);
 });
 
 test("the tab title says whose turn it is", () => {

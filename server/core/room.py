@@ -11,6 +11,7 @@ Model: python-websockets ``protocol.py`` (no socket inside).
 
 from __future__ import annotations
 
+import dataclasses
 import hmac
 import unicodedata
 from collections.abc import Callable
@@ -29,7 +30,7 @@ from engine import (
 from engine.levels import think_time
 from protocol import messages as m
 from protocol.messages import CHAT_MAX_CHARS, ErrorCode
-from server.core import replay, wire
+from server.core import permissions, replay, wire
 from server.core.commands import (
     Abort,
     AcceptDraw,
@@ -242,7 +243,21 @@ def handle(record: GameRecord, command: Command, now: int) -> Outcome:
     except _Refused as refused:
         outcome.refusal = refused.refusal
         outcome.acked = False
+    if events:
+        _announce_permissions(record, rec, events)
     return outcome
+
+
+def _announce_permissions(before: GameRecord, after: GameRecord, events: list[RoomEvent]) -> None:
+    """Put what each seat may send now on the last event the players see, when it changed."""
+    allowed = permissions.may(after)
+    if allowed == permissions.may(before):
+        return
+    for i in range(len(events) - 1, -1, -1):
+        event = events[i]
+        if event.audience in ("all", "players"):
+            events[i] = RoomEvent(dataclasses.replace(event.message, may=allowed), event.audience)
+            return
 
 
 def _absent(seat: SeatRecord | None) -> bool:
@@ -461,7 +476,10 @@ def _disconnect(rec: GameRecord, cmd: Disconnect, now: int, out: Outcome) -> Non
     seat.sockets -= 1
     if seat.sockets == 0:
         seat.gone_since = now
-    _emit(rec, out.events, m.Presence, side=cmd.by, present=seat.sockets > 0)
+    claim_at = None
+    if seat.sockets == 0 and rec.status == "playing" and rec.clocked:
+        claim_at = now + rec.claim_after_ms
+    _emit(rec, out.events, m.Presence, side=cmd.by, present=seat.sockets > 0, claim_at=claim_at)
     out.acked = True
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from engine import Game, get_rules
 from protocol import messages as m
-from server.core import replay, wire
+from server.core import permissions, replay, wire
 from server.core.record import SIDES, GameRecord, Side
 from server.core.room import RoomEvent
 
@@ -33,6 +33,15 @@ def players(record: GameRecord) -> dict[str, Any]:
         }
         if seat.bot:
             shown[side]["level"] = record.level
+        if (
+            not seat.bot
+            and seat.sockets == 0
+            and seat.gone_since is not None
+            and record.status == "playing"
+            and record.clocked
+        ):
+            # When the opponent may claim the game if this player stays away.
+            shown[side]["claim_at"] = seat.gone_since + record.claim_after_ms
     return shown
 
 
@@ -91,6 +100,7 @@ def state_for(record: GameRecord, viewer: Side | None, spectators: int, now: int
         now=now,
         last=_last_move(game),
         rated=record.rated,
+        may=permissions.may(record),
     )
 
 

@@ -121,7 +121,13 @@ def test_a_player_may_claim_the_game_when_the_opponent_is_gone(new_game):
     black.play(["9", "13"], 1)
     white.play(["24", "19"], 2)
     black.page.close()  # the server lets a claim wait 3 s in these tests
+    # A countdown to the moment the claim opens, on the server's clock.
+    countdown = white.page.locator(".claim-countdown")
+    countdown.wait_for()
+    assert 1 <= int(countdown.get_attribute("data-seconds")) <= 3
+    assert "You may claim the game in" in countdown.inner_text()
     white.page.locator("button.claim-victory").click(timeout=15_000)
+    assert countdown.count() == 0
     white.banner().wait_for()
     assert white.banner().get_attribute("data-reason") == "abandoned"
     assert "You win" in white.banner().inner_text()

@@ -12,12 +12,14 @@ export function renderButtons(el, page) {
   }
   if (s.you && s.status === "playing") {
     buttons.push(h("button", {
-      type: "button", class: "offer-draw", disabled: !model.may("draw_offer"),
+      // While the opponent's offer waits, answering it is the offer panel's job.
+      type: "button", class: "offer-draw", disabled: !model.may("draw_offer") || model.may("draw_accept"),
       onclick: () => page.send("draw_offer"),
     }, t("game.offer_draw")));
   }
   if (model.may("resign")) buttons.push(resignButton(el, page));
-  if (model.may("rematch_offer")) {
+  // Whoever was offered a rematch answers it in the offer panel, not with a third button.
+  if (model.may("rematch_offer") && !model.may("rematch_accept")) {
     buttons.push(h("button", { type: "button", class: "rematch primary", onclick: () => page.send("rematch_offer") }, t("game.rematch")));
   }
   if (isOver(s.status)) {

@@ -34,6 +34,11 @@ export function renderNotice(el, page) {
     parts.push(h("p", { class: "notice turn" }, t("game.spectating"), " ",
       t("game.to_move", { colour: t(`colours.${s.side_to_move}`) })));
   }
+  const claimIn = page.model.claimIn(Date.now());
+  if (claimIn !== null) {
+    const seconds = Math.ceil(claimIn / 1000);
+    parts.push(h("p", { class: "claim-countdown", "data-seconds": seconds }, t("game.claim_in", { n: seconds })));
+  }
   if (page.hint) parts.push(h("p", { class: "notice hint", role: "status" }, page.hint));
   if (s.rated) parts.push(h("p", { class: "notice rated" }, t("game.rated")));
   replace(el, parts);

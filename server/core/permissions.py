@@ -1,0 +1,59 @@
+"""What each seat may send now: the room's commands a client offers as buttons.
+
+The client shows what this says and re-derives no rule (the abort window, an offer's
+lapse, who may claim or rematch). It reads the record the way ``room.handle`` judges
+each command; ``tests/server/test_permissions.py`` plays random games and checks that a
+command is listed exactly when the room would accept it. Moves are not listed (``legal``
+lists them) and neither is chat (always allowed).
+"""
+
+from __future__ import annotations
+
+from server.core.record import SIDES, GameRecord, Side, other
+
+# Every command listed, in the order a client shows them.
+COMMANDS = (
+    "abort", "draw_offer", "draw_accept", "draw_decline", "resign",
+    "claim_victory", "claim_draw", "rematch_offer", "rematch_accept", "rematch_decline",
+)
+
+
+def may(record: GameRecord) -> dict[str, list[str]]:
+    """Per seated side, the commands of ``COMMANDS`` the room would accept from it now."""
+    return {side: _for(record, side) for side in SIDES if record.seat(side) is not None}
+
+
+def _for(rec: GameRecord, side: Side) -> list[str]:
+    out: list[str] = []
+    opponent = other(side)
+    playing = rec.status == "playing"
+    if not rec.over and len(rec.moves) < 2:
+        out.append("abort")
+    if playing:
+        declined_here = rec.draw_declined_at.get(side) == len(rec.moves)
+        if rec.draw_offer == opponent or (rec.draw_offer is None and not declined_here):
+            out.append("draw_offer")
+        if rec.draw_offer == opponent:
+            out += ["draw_accept", "draw_decline"]
+        out.append("resign")
+        gone = rec.seat(opponent)
+        # Announced by ``claimable`` once the opponent has been gone long enough.
+        if (
+            rec.clocked
+            and gone is not None
+            and not gone.bot
+            and gone.sockets == 0
+            and gone.claim_announced
+        ):
+            out += ["claim_victory", "claim_draw"]
+    if (
+        rec.over
+        and rec.seat("white") is not None
+        and rec.seat("black") is not None
+        and rec.rematch_game is None
+    ):
+        if rec.rematch_offer != side:
+            out.append("rematch_offer")
+        if rec.rematch_offer == opponent:
+            out += ["rematch_accept", "rematch_decline"]
+    return out

@@ -1,0 +1,103 @@
+"""What a seat may send now (``server/core/permissions``) is what the room accepts.
+
+Random games are walked command by command (moves, offers and answers, sockets coming
+and going, time passing, the end and a rematch); after every step each seat's list is
+compared with the room's verdict on every command it names, made at the same instant.
+The events of each step carry the new lists whenever they changed.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from protocol import messages as m
+from server.core import commands as c
+from server.core import permissions, replay, room, wire
+from server.core.record import GameRecord
+
+INVITE = "I" * 22
+FRESH = c.Fresh(game_id="g2", white_token="W" * 22, black_token="B" * 22)
+
+
+def command_for(tag: str, side: str) -> c.Command:
+    return {
+        "abort": lambda: c.Abort(by=side),
+        "draw_offer": lambda: c.OfferDraw(by=side),
+        "draw_accept": lambda: c.AcceptDraw(by=side),
+        "draw_decline": lambda: c.DeclineDraw(by=side),
+        "resign": lambda: c.Resign(by=side),
+        "claim_victory": lambda: c.Claim(by=side),
+        "claim_draw": lambda: c.Claim(by=side, draw=True),
+        "rematch_offer": lambda: c.OfferRematch(by=side, fresh=FRESH),
+        "rematch_accept": lambda: c.AcceptRematch(by=side, fresh=FRESH),
+        "rematch_decline": lambda: c.DeclineRematch(by=side),
+    }[tag]()
+
+
+def assert_lists_match_the_room(record: GameRecord, now: int) -> None:
+    allowed = permissions.may(record)
+    for side, listed in allowed.items():
+        for tag in permissions.COMMANDS:
+            outcome = room.handle(record, command_for(tag, side), now)
+            accepted = outcome.refusal is None
+            assert accepted == (tag in listed), (tag, side, record.status, outcome.refusal)
+
+
+def random_command(rng: random.Random, record: GameRecord) -> c.Command:
+    side = rng.choice(["white", "black"])
+    roll = rng.random()
+    if roll < 0.55 and record.status == "playing":
+        game = replay.replay(record.variant, record.start_fen, record.moves)
+        legal = wire.legal(game)
+        if legal:
+            move = rng.choice(legal)
+            return c.PlayMove(by=record.side_to_move, path=tuple(move["path"]))
+    if roll < 0.65:
+        return rng.choice([c.Connect(by=side), c.Disconnect(by=side)])
+    if roll < 0.72:
+        return c.Tick()
+    return command_for(rng.choice(permissions.COMMANDS), side)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_each_seat_is_told_exactly_the_commands_the_room_accepts(seed: int) -> None:
+    rng = random.Random(seed)
+    record = room.new_game(
+        game_id="g1", variant=rng.choice(["english", "international", "italian"]), now=0,
+        creator="white", creator_token="T" * 22, invite=INVITE,
+        initial_ms=rng.choice([None, 60_000]), increment_ms=0, claim_after_ms=2_000,
+    )
+    now = 0
+    assert_lists_match_the_room(record, now)
+    if rng.random() < 0.9:
+        record = room.handle(record, c.Join(token="J" * 22, invite=INVITE), now).record
+    for _ in range(60):
+        now += rng.choice([0, 100, 1_500])
+        before = record
+        outcome = room.handle(record, random_command(rng, record), now)
+        if outcome.events:
+            record = outcome.record
+            # The change in what each seat may send travels with the events.
+            if permissions.may(record) != permissions.may(before):
+                carried = [e.message.may for e in outcome.events if e.message.may is not None]
+                assert carried == [permissions.may(record)]
+        assert_lists_match_the_room(record, now)
+
+
+def test_the_state_lists_the_viewers_commands_and_a_move_closes_the_abort_window() -> None:
+    from server.core import views
+
+    record = room.new_game(
+        game_id="g1", variant="english", now=0, creator="black", creator_token="T" * 22,
+        invite=INVITE, initial_ms=None,
+    )
+    record = room.handle(record, c.Join(token="J" * 22, invite=INVITE), 0).record
+    state = views.state_for(record, "black", 0, 0)
+    assert state.may == {"white": ["abort", "draw_offer", "resign"],
+                         "black": ["abort", "draw_offer", "resign"]}
+    record = room.handle(record, c.PlayMove(by="black", path=("9", "13")), 1).record
+    second = room.handle(record, c.PlayMove(by="white", path=("24", "19")), 2)
+    moved = [e.message for e in second.events if isinstance(e.message, m.Moved)]
+    assert moved[0].may == {"white": ["draw_offer", "resign"], "black": ["draw_offer", "resign"]}
