@@ -80,7 +80,8 @@ def _positions_and_histories(
     recur (since the last irreversible move): what the search needs to see a
     repetition coming, as ``levels.game_history`` gives it for the last one."""
     position = game.start_position
-    positions, histories = [position], [[]]
+    positions = [position]
+    histories: list[list[tuple[int, int, int, int]]] = [[]]
     keys: list[tuple[int, int, int, int]] = []
     for move in game.moves:
         keys = [] if position.is_irreversible(move) else [*keys, position.key()]

@@ -100,12 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("fen", nargs="?")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=cmd_legal)
-    try:
-        from . import match
-    except ImportError:
-        match = None  # type: ignore[assignment]
-    if match is not None and hasattr(match, "add_subcommands"):
-        match.add_subcommands(sub)
+    from . import match
+
+    match.add_subcommands(sub)
     from . import pdn_cli
 
     pdn_cli.add_subcommands(sub)

@@ -55,6 +55,7 @@ class Reason(enum.StrEnum):
     AGREEMENT = "agreement"
     ABORTED = "aborted"
     ABANDONED = "abandoned"
+    WITHDRAWN = "withdrawn"  # an open game nobody joined while its creator was away
     RECORDED = "recorded"  # a PDN's Result tag, the reason not written down
 
 

@@ -22,13 +22,14 @@ import json
 import secrets
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
+from websockets.typing import Subprotocol
 
 from . import messages as m
 
@@ -138,7 +139,8 @@ class Kondavo:
         return self._ticket(await self.request("POST", f"/api/games/{quote(game)}/join", body))
 
     async def game(self, game: str) -> dict[str, Any]:
-        return await self.request("GET", f"/api/games/{quote(game)}")
+        answer: dict[str, Any] = await self.request("GET", f"/api/games/{quote(game)}")
+        return answer
 
     async def pdn(self, game: str) -> str:
         status, raw = await asyncio.to_thread(self._request, "GET", f"/api/games/{quote(game)}/pdn")
@@ -147,7 +149,8 @@ class Kondavo:
         return raw.decode()
 
     async def lobby(self) -> dict[str, Any]:
-        return await self.request("GET", "/api/lobby")
+        answer: dict[str, Any] = await self.request("GET", "/api/lobby")
+        return answer
 
     # --- sockets ------------------------------------------------------------------
 
@@ -223,7 +226,7 @@ class GameConnection:
 
     # --- life -----------------------------------------------------------------------
 
-    def __await__(self):  # type: ignore[no-untyped-def]
+    def __await__(self) -> Generator[Any, None, GameConnection]:
         return self.open().__await__()
 
     async def __aenter__(self) -> GameConnection:
@@ -236,7 +239,7 @@ class GameConnection:
         """Connect and say hello; returns once the first state (or catch-up) is in."""
         self.socket = await ws_connect(
             f"{self.client.ws_url}/ws/games/{quote(self.game)}",
-            subprotocols=[m.SUBPROTOCOL],  # type: ignore[list-item]
+            subprotocols=[Subprotocol(m.SUBPROTOCOL)],
             max_size=None,
             open_timeout=self.client.timeout,
         )

@@ -110,6 +110,79 @@ class ErrorCode(enum.StrEnum):
     SERVER_ERROR = "server/error"
 
 
+# What a refusal says in words: one sentence per code, written here and nowhere else
+# (the code is for programs, the sentence for people; the client may translate it).
+# Where the words must come from the refusing site (the engine explaining a move, the
+# field a request got wrong, a limit) the sentence has a named slot: ``sentence()``.
+SENTENCES: dict[ErrorCode, str] = {
+    ErrorCode.FRAME_NOT_BINARY: "Frames must be binary msgpack, not text.",
+    ErrorCode.FRAME_NOT_MSGPACK: "The frame is not valid msgpack.",
+    ErrorCode.FRAME_NOT_MAP: "A message must be a map with a 't' field.",
+    ErrorCode.FRAME_TOO_LARGE: "The frame is larger than {limit} bytes.",
+    ErrorCode.MSG_UNKNOWN_TYPE: "Unknown message type {type}.",
+    ErrorCode.MSG_MISSING_FIELD: "Message '{type}' needs the field '{field}'.",
+    ErrorCode.MSG_BAD_FIELD: "Field '{field}' of '{type}' must be {expected}.",
+    ErrorCode.MSG_HELLO_FIRST: "Say hello first.",
+    ErrorCode.MSG_HELLO_TWICE: "You already said hello.",
+    ErrorCode.PROTO_VERSION: "This server speaks protocol {ours}, not {theirs}.",
+    ErrorCode.RATE_LIMITED: "Too many {what}; try again a little later.",
+    ErrorCode.MOVE_ILLEGAL: "Not a legal move: {why}.",
+    ErrorCode.MOVE_INVALID: "Not a move: {why}.",
+    ErrorCode.MOVE_AMBIGUOUS: "Not one move: {why}.",
+    ErrorCode.MOVE_NOT_YOUR_TURN: "It is not your turn.",
+    ErrorCode.MOVE_STALE: (
+        "The board changed since you chose that move; here is the current position."
+    ),
+    ErrorCode.MOVE_NO_OPPONENT: "Nobody has taken the other seat yet.",
+    ErrorCode.SEAT_SPECTATOR: "Spectators can watch and chat, not play.",
+    ErrorCode.SEAT_BAD_TOKEN: "This seat token is not valid here; you are watching.",
+    ErrorCode.SEAT_TAKEN: "Both seats are taken; you can still watch.",
+    ErrorCode.SEAT_BAD_INVITE: "This invitation is not valid for this game.",
+    ErrorCode.ROOM_NOT_FOUND: "There is no game with this id.",
+    ErrorCode.GAME_OVER: "The game is over.",
+    ErrorCode.GAME_NOT_OVER: "A rematch can be offered once the game is over.",
+    ErrorCode.DRAW_ALREADY_OFFERED: "You have already offered a draw.",
+    ErrorCode.DRAW_NO_OFFER: "Your opponent has not offered a draw.",
+    ErrorCode.DRAW_TOO_SOON: "Your offer was just declined; make a move before offering again.",
+    ErrorCode.REMATCH_ALREADY_OFFERED: "You have already offered a rematch.",
+    ErrorCode.REMATCH_NO_OFFER: "Your opponent has not offered a rematch.",
+    ErrorCode.REMATCH_DONE: "The rematch has already started.",
+    ErrorCode.REMATCH_NO_OPPONENT: "Nobody took the other seat.",
+    ErrorCode.ABORT_TOO_LATE: "Both sides have moved; the game can no longer be aborted.",
+    ErrorCode.CLAIM_OPPONENT_PRESENT: "Your opponent is still connected.",
+    ErrorCode.CLAIM_TOO_EARLY: "You may claim in {seconds} seconds.",
+    ErrorCode.CLAIM_NO_CLOCK: "Games without a clock cannot be claimed.",
+    ErrorCode.CHAT_EMPTY: "The message is empty.",
+    ErrorCode.CHAT_TOO_LONG: "Chat lines are at most {limit} characters.",
+    ErrorCode.CHAT_DUPLICATE: "You just said that.",
+    ErrorCode.RATED_NO_PLAYER: "This game is rated: it needs your player id ('player').",
+    ErrorCode.RATED_SAME_PLAYER: "You cannot play a rated game against yourself.",
+    ErrorCode.NAME_EMPTY: "A name needs at least one visible character.",
+    ErrorCode.NAME_TOO_LONG: "A name is at most {limit} characters.",
+    ErrorCode.API_BAD_JSON: "The request body must be a JSON object of at most {limit} bytes.",
+    ErrorCode.API_BAD_FIELD: "'{field}' must be {expected}.",
+    ErrorCode.API_BAD_VARIANT: "Unknown variant {variant}; choose one of {known}.",
+    ErrorCode.API_BAD_CLOCK: "'{field}' must be {expected}.",
+    ErrorCode.API_BAD_FEN: "Not a position to start from: {why}.",
+    ErrorCode.COMPUTER_UNAVAILABLE: "The computer is not available on this server.",
+    ErrorCode.ANALYSIS_GAME_IN_PLAY: (
+        "This game is still being played; it can be analysed once it is over."
+    ),
+    ErrorCode.ANALYSIS_LIMITED: (
+        "You have asked for many analyses in a short time; try again in a few minutes."
+    ),
+    ErrorCode.SERVER_BUSY: "The game store is busy or cannot be reached; nothing was done. "
+    "Try again shortly.",
+    ErrorCode.SERVER_ERROR: "The server could not do this; nothing was changed.",
+}
+
+
+def sentence(code: ErrorCode, **slots: object) -> str:
+    """The refusal's sentence for ``code``, its slots filled:
+    ``sentence(ErrorCode.CHAT_TOO_LONG, limit=280)``."""
+    return SENTENCES[code].format_map(slots) if slots else SENTENCES[code]
+
+
 class CloseCode(enum.IntEnum):
     """WebSocket close codes the server uses (RFC 6455 7.4; 4000-4999 are ours)."""
 
@@ -128,10 +201,10 @@ class CloseCode(enum.IntEnum):
 class ProtocolError(ValueError):
     """A frame or message that breaks the protocol; ``code`` says how, ``str`` says it in words."""
 
-    def __init__(self, code: ErrorCode, sentence: str):
-        super().__init__(f"[{code}] {sentence}")
+    def __init__(self, code: ErrorCode, **slots: object):
         self.code = code
-        self.sentence = sentence
+        self.sentence = sentence(code, **slots)
+        super().__init__(f"[{code}] {self.sentence}")
 
 
 def _limit(**limits: Any) -> dict[str, Any]:
@@ -427,7 +500,8 @@ class Rematch(Event):
 
 @dataclass(frozen=True, slots=True)
 class Over(Event):
-    """The game ended. ``result`` None means aborted; ``reason`` is a code, not prose."""
+    """The game ended. ``result`` None means aborted; ``reason`` is a code, not prose: a
+    value of ``engine.Reason`` (protocol/README.md lists them)."""
 
     t: ClassVar[str] = "over"
     result: Literal["white", "black", "draw"] | None = None
@@ -520,18 +594,22 @@ class Lobby(ServerMessage):
 # --------------------------------------------------------------------------------------
 
 
-def _concrete(base: type) -> dict[str, type[Message]]:
+# A message class of one direction: the registries and ``from_dict`` keep it.
+_M = typing.TypeVar("_M", bound=Message)
+
+
+def _concrete(base: type[_M]) -> dict[str, type[_M]]:
     # From the module's names, not ``__subclasses__``: ``slots=True`` replaces each
     # class, and the discarded originals would still be listed as subclasses.
-    found: dict[str, type[Message]] = {}
+    found: dict[str, type[_M]] = {}
     for value in list(globals().values()):
         if isinstance(value, type) and issubclass(value, base) and "t" in value.__dict__:
-            found[value.__dict__["t"]] = value  # type: ignore[assignment]
+            found[value.__dict__["t"]] = value
     return dict(sorted(found.items()))
 
 
-CLIENT_MESSAGES: dict[str, type[ClientMessage]] = _concrete(ClientMessage)  # type: ignore[assignment]
-SERVER_MESSAGES: dict[str, type[ServerMessage]] = _concrete(ServerMessage)  # type: ignore[assignment]
+CLIENT_MESSAGES: dict[str, type[ClientMessage]] = _concrete(ClientMessage)
+SERVER_MESSAGES: dict[str, type[ServerMessage]] = _concrete(ServerMessage)
 _FIELDS: dict[type, list[tuple[dataclasses.Field[Any], Any]]] = {}
 
 
@@ -660,41 +738,36 @@ def _check_limits(cls: type[Message], f: _FieldCheck, value: Any) -> None:
         return
     if f.max_len is not None and len(value) > f.max_len:
         raise ProtocolError(
-            ErrorCode.MSG_BAD_FIELD,
-            f"Field '{f.name}' of '{cls.t}' is too long (at most {f.max_len}).",
+            ErrorCode.MSG_BAD_FIELD, field=f.name, type=cls.t, expected=f"at most {f.max_len} long"
         )
     if f.min is not None and value < f.min:
         raise ProtocolError(
-            ErrorCode.MSG_BAD_FIELD,
-            f"Field '{f.name}' of '{cls.t}' must be at least {f.min}.",
+            ErrorCode.MSG_BAD_FIELD, field=f.name, type=cls.t, expected=f"at least {f.min}",
         )
 
 
-def from_dict(body: Any, registry: Mapping[str, type[Message]]) -> Message:
+def from_dict(body: Any, registry: Mapping[str, type[_M]]) -> _M:
     """Build and validate one message from a decoded map; unknown extra fields are ignored."""
     if type(body) is not dict:
-        raise ProtocolError(ErrorCode.FRAME_NOT_MAP, "A message must be a map with a 't' field.")
+        raise ProtocolError(ErrorCode.FRAME_NOT_MAP)
     tag = body.get("t")
     if type(tag) is not str:
-        raise ProtocolError(ErrorCode.MSG_UNKNOWN_TYPE, "The message has no type field 't'.")
+        raise ProtocolError(ErrorCode.MSG_UNKNOWN_TYPE, type="(no 't' field)")
     cls = registry.get(tag)
     if cls is None:
         shown = tag if len(tag) <= 40 else tag[:40] + "..."
-        raise ProtocolError(ErrorCode.MSG_UNKNOWN_TYPE, f"Unknown message type '{shown}'.")
+        raise ProtocolError(ErrorCode.MSG_UNKNOWN_TYPE, type=f"'{shown}'")
     values: dict[str, Any] = {}
     for f in _plan(cls):
         name = f.name
         if name not in body:
             if f.required:
-                raise ProtocolError(
-                    ErrorCode.MSG_MISSING_FIELD, f"Message '{tag}' needs the field '{name}'."
-                )
+                raise ProtocolError(ErrorCode.MSG_MISSING_FIELD, type=tag, field=name)
             continue
         value = body[name]
         if not f.check(value):
             raise ProtocolError(
-                ErrorCode.MSG_BAD_FIELD,
-                f"Field '{name}' of '{tag}' must be {_type_name(f.tp)}.",
+                ErrorCode.MSG_BAD_FIELD, field=name, type=tag, expected=_type_name(f.tp)
             )
         if value is not None and (f.max_len is not None or f.min is not None):
             _check_limits(cls, f, value)
@@ -714,10 +787,10 @@ def packer() -> msgpack.Packer:
     """This thread's msgpack packer (binary as bin, strings as str): ``packer().pack(x)``
     is ``msgpack.packb(x, use_bin_type=True)``."""
     try:
-        return _packers.packer  # type: ignore[no-any-return]
+        mine: msgpack.Packer = _packers.packer
     except AttributeError:
-        _packers.packer = msgpack.Packer(use_bin_type=True)
-        return _packers.packer  # type: ignore[no-any-return]
+        mine = _packers.packer = msgpack.Packer(use_bin_type=True)
+    return mine
 
 
 class Packed(list[Any]):
@@ -781,7 +854,8 @@ def encode(message: Message) -> bytes:
     except KeyError:
         layout = _LAYOUTS[cls] = _layout(cls)
     if layout is None:
-        return packer().pack(message.to_dict())
+        frame: bytes = packer().pack(message.to_dict())
+        return frame
     # The same bytes as packing ``to_dict()`` (a map is its header, then each key and
     # value in order), with a ``Packed`` value's bytes written as they are.
     head, keys, values_of = layout
@@ -796,35 +870,31 @@ def encode(message: Message) -> bytes:
 def _unpack(frame: Any, max_bytes: int | None) -> Any:
     if type(frame) is not bytes:  # what every socket hands over: no more checks for it
         if isinstance(frame, str):
-            raise ProtocolError(
-                ErrorCode.FRAME_NOT_BINARY, "Frames must be binary msgpack, not text."
-            )
+            raise ProtocolError(ErrorCode.FRAME_NOT_BINARY)
         if not isinstance(frame, bytes | bytearray | memoryview):
-            raise ProtocolError(ErrorCode.FRAME_NOT_MSGPACK, "The frame is not valid msgpack.")
+            raise ProtocolError(ErrorCode.FRAME_NOT_MSGPACK)
     if max_bytes is not None and len(frame) > max_bytes:
-        raise ProtocolError(
-            ErrorCode.FRAME_TOO_LARGE, f"The frame is larger than {max_bytes} bytes."
-        )
+        raise ProtocolError(ErrorCode.FRAME_TOO_LARGE, limit=max_bytes)
     try:
         return msgpack.unpackb(frame, raw=False, strict_map_key=True, use_list=True)
     except Exception as exc:  # msgpack raises several unrelated types for bad input
-        raise ProtocolError(ErrorCode.FRAME_NOT_MSGPACK, "The frame is not valid msgpack.") from exc
+        raise ProtocolError(ErrorCode.FRAME_NOT_MSGPACK) from exc
 
 
 def decode_client(frame: Any, max_bytes: int | None = MAX_FRAME_BYTES) -> ClientMessage:
     """Decode and validate a frame a client sent; raises only ``ProtocolError``."""
-    return from_dict(_unpack(frame, max_bytes), CLIENT_MESSAGES)  # type: ignore[return-value,arg-type]
+    return from_dict(_unpack(frame, max_bytes), CLIENT_MESSAGES)
 
 
 def decode_server(frame: Any, max_bytes: int | None = None) -> ServerMessage:
     """Decode and validate a frame the server sent; raises only ``ProtocolError``."""
-    return from_dict(_unpack(frame, max_bytes), SERVER_MESSAGES)  # type: ignore[return-value,arg-type]
+    return from_dict(_unpack(frame, max_bytes), SERVER_MESSAGES)
 
 
 def schema() -> dict[str, Any]:
     """The message set as plain data, for clients in other languages to check against."""
 
-    def describe(registry: dict[str, type[Message]]) -> dict[str, Any]:
+    def describe(registry: Mapping[str, type[Message]]) -> dict[str, Any]:
         return {
             tag: {
                 f.name: {
@@ -842,8 +912,8 @@ def schema() -> dict[str, Any]:
         "protocol": PROTOCOL_VERSION,
         "subprotocol": SUBPROTOCOL,
         "max_frame_bytes": MAX_FRAME_BYTES,
-        "client_to_server": describe(CLIENT_MESSAGES),  # type: ignore[arg-type]
-        "server_to_client": describe(SERVER_MESSAGES),  # type: ignore[arg-type]
+        "client_to_server": describe(CLIENT_MESSAGES),
+        "server_to_client": describe(SERVER_MESSAGES),
         "error_codes": [c.value for c in ErrorCode],
         "close_codes": {c.name: c.value for c in CloseCode},
     }

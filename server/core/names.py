@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from protocol.messages import NAME_MAX_CHARS, ErrorCode
+from protocol.messages import NAME_MAX_CHARS, ErrorCode, sentence
 
 # Characters that are letters or symbols to Unicode but draw nothing: Hangul fillers,
 # the braille blank, and the like. Kept out of a name like the format characters (Cf).
@@ -27,10 +27,10 @@ _BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e\u17b4\u17b5")
 class InvalidName(ValueError):
     """A name that cannot be shown; ``code`` for programs, ``sentence`` for people."""
 
-    def __init__(self, code: ErrorCode, sentence: str):
-        super().__init__(f"[{code}] {sentence}")
+    def __init__(self, code: ErrorCode, **slots: object):
         self.code = code
-        self.sentence = sentence
+        self.sentence = sentence(code, **slots)
+        super().__init__(f"[{code}] {self.sentence}")
 
 
 def _kept(ch: str) -> bool:
@@ -52,9 +52,7 @@ def clean_name(raw: str) -> str:
     text = "".join(" " if ch.isspace() else ch for ch in text if ch.isspace() or _kept(ch))
     text = " ".join(text.split())
     if not any(_visible(ch) for ch in text):
-        raise InvalidName(ErrorCode.NAME_EMPTY, "A name needs at least one visible character.")
+        raise InvalidName(ErrorCode.NAME_EMPTY)
     if len(text) > NAME_MAX_CHARS:
-        raise InvalidName(
-            ErrorCode.NAME_TOO_LONG, f"A name is at most {NAME_MAX_CHARS} characters."
-        )
+        raise InvalidName(ErrorCode.NAME_TOO_LONG, limit=NAME_MAX_CHARS)
     return text

@@ -10,6 +10,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from engine import Reason
+
 Side = Literal["white", "black"]
 SIDES: tuple[Side, Side] = ("white", "black")
 Status = Literal["waiting", "playing", "finished", "aborted"]
@@ -56,7 +58,7 @@ class GameRecord:
     side_to_move: Side = "white"
     status: Status = "waiting"
     result: Literal["white", "black", "draw"] | None = None
-    reason: str | None = None
+    reason: Reason | None = None  # why it ended: the engine's reasons, the server's too
     opponent: Literal["friend", "open", "computer"] = "friend"
     level: int | None = None
     rated: bool = False
@@ -134,11 +136,14 @@ class GameRecord:
         # Not dataclasses.asdict: it deep-copies every leaf, and this runs on every
         # command (the room copies the record, the store keeps one): it was the
         # largest single cost of relaying a move (bench/relay.py).
-        return _plain(self)  # type: ignore[no-any-return]
+        body: dict[str, Any] = _plain(self)
+        return body
 
     @classmethod
     def from_dict(cls, body: dict[str, Any]) -> GameRecord:
         body = dict(body)
+        if body.get("reason") is not None:
+            body["reason"] = Reason(body["reason"])
         body["seats"] = {
             side: SeatRecord(**seat) if seat is not None else None
             for side, seat in body.get("seats", {}).items()
@@ -175,7 +180,7 @@ _OTHER_CONTAINERS = tuple(
 
 # Immutable leaves: shared by copies, never walked. Checked by exact type first, as
 # most of a record is strings and integers (the moves, the clocks).
-_LEAVES = frozenset({str, int, float, bool, type(None), bytes})
+_LEAVES = frozenset({str, int, float, bool, type(None), bytes, Reason})
 
 
 def _plain(value: Any) -> Any:

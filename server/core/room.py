@@ -16,7 +16,7 @@ import hmac
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, cast
 
 from engine import (
     AmbiguousMoveError,
@@ -25,6 +25,7 @@ from engine import (
     IllegalMoveError,
     InvalidMoveError,
     Move,
+    Reason,
     get_rules,
 )
 from engine.levels import think_time
@@ -60,7 +61,7 @@ BOT_OVERDUE_MS = 5_000
 # after this long (the node that finished it may have died in between).
 RATING_RETRY_MS = 5_000
 # An open game in the lobby whose creator has had no socket for this long is withdrawn
-# (aborted, reason "withdrawn"), so a stranger never joins a game nobody will play.
+# (aborted, ``Reason.WITHDRAWN``), so a stranger never joins a game nobody will play.
 # A grace and not at once: a reload or a phone changing networks keeps the seek.
 SEEK_GRACE_MS = 60_000
 
@@ -131,7 +132,8 @@ class RoomEvent:
     def from_dict(cls, body: dict[str, object]) -> RoomEvent:
         message = m.from_dict(body["message"], m.SERVER_MESSAGES)
         assert isinstance(message, m.Event)
-        return cls(message=message, audience=body["audience"])  # type: ignore[arg-type]
+        # Written by ``to_dict`` above, so one of the audiences.
+        return cls(message=message, audience=cast(Audience, body["audience"]))
 
 
 @dataclass(frozen=True)
@@ -151,8 +153,10 @@ class Outcome:
 
 
 class _Refused(Exception):
-    def __init__(self, code: ErrorCode, sentence: str, resync: bool = False):
-        self.refusal = Refusal(code, sentence, resync)
+    """A refusal: its code, and the slots of the code's sentence (``m.SENTENCES``)."""
+
+    def __init__(self, code: ErrorCode, *, resync: bool = False, **slots: object):
+        self.refusal = Refusal(code, m.sentence(code, **slots), resync)
 
 
 # --------------------------------------------------------------------------------------
@@ -342,15 +346,18 @@ def deadline(record: GameRecord) -> int | None:
     return min(times) if times else None
 
 
+_E = TypeVar("_E", bound=m.Event)
+
+
 def _emit(
     rec: GameRecord,
     events: list[RoomEvent],
-    message: type[m.Event],
+    message: type[_E],
     audience: Audience = "all",
-    **fields: object,
-) -> m.Event:
+    **fields: Any,
+) -> _E:
     rec.version += 1
-    event = message(v=rec.version, **fields)  # type: ignore[arg-type]
+    event = message(v=rec.version, **fields)
     events.append(RoomEvent(event, audience))
     return event
 
@@ -358,11 +365,11 @@ def _emit(
 def _settle_time(rec: GameRecord, now: int, events: list[RoomEvent]) -> None:
     withdrawn = seek_withdrawn_at(rec) if rec.status == "waiting" else None
     if withdrawn is not None and now >= withdrawn:
-        _finish(rec, now, events, None, "withdrawn")
+        _finish(rec, now, events, None, Reason.WITHDRAWN)
     flag = rec.flag_time()
     if flag is not None and now >= flag:
         loser = rec.side_to_move
-        _finish(rec, now, events, other(loser), "timeout")
+        _finish(rec, now, events, other(loser), Reason.TIMEOUT)
     if rec.status == "playing" and rec.clocked:
         for side in SIDES:
             seat = rec.seat(side)
@@ -381,7 +388,7 @@ def _finish(
     now: int,
     events: list[RoomEvent],
     result: Literal["white", "black", "draw"] | None,
-    reason: str,
+    reason: Reason,
 ) -> None:
     running = rec.running_clock()
     if running is not None:
@@ -400,15 +407,15 @@ def _finish(
 
 def _seated(rec: GameRecord, by: Side | None) -> Side:
     if by is None or rec.seat(by) is None:
-        raise _Refused(ErrorCode.SEAT_SPECTATOR, "Spectators can watch and chat, not play.")
+        raise _Refused(ErrorCode.SEAT_SPECTATOR)
     return by
 
 
 def _playing(rec: GameRecord) -> None:
     if rec.over:
-        raise _Refused(ErrorCode.GAME_OVER, "The game is over.")
+        raise _Refused(ErrorCode.GAME_OVER)
     if rec.status == "waiting":
-        raise _Refused(ErrorCode.MOVE_NO_OPPONENT, "Nobody has taken the other seat yet.")
+        raise _Refused(ErrorCode.MOVE_NO_OPPONENT)
 
 
 # --- seats and presence ---------------------------------------------------------------
@@ -417,25 +424,21 @@ def _playing(rec: GameRecord) -> None:
 def _join(rec: GameRecord, cmd: Join, now: int, out: Outcome) -> None:
     free = [side for side in SIDES if rec.seat(side) is None]
     if rec.over and free:
-        raise _Refused(ErrorCode.GAME_OVER, "This game ended before anyone joined it.")
+        raise _Refused(ErrorCode.GAME_OVER)
     if rec.status != "waiting" or not free:
-        raise _Refused(ErrorCode.SEAT_TAKEN, "Both seats are taken; you can still watch.")
+        raise _Refused(ErrorCode.SEAT_TAKEN)
     if rec.opponent == "friend" and not (
         rec.invite and cmd.invite and hmac.compare_digest(rec.invite.encode(), cmd.invite.encode())
     ):
-        raise _Refused(ErrorCode.SEAT_BAD_INVITE, "This invitation is not valid for this game.")
+        raise _Refused(ErrorCode.SEAT_BAD_INVITE)
     side = free[0]
     if rec.rated:
         # Joining a rated game accepts its rating: both seats need an identity to rate.
         creator = rec.seat(other(side))
         if not cmd.player:
-            raise _Refused(
-                ErrorCode.RATED_NO_PLAYER, "This game is rated: join it with your player id."
-            )
+            raise _Refused(ErrorCode.RATED_NO_PLAYER)
         if creator is not None and creator.player == cmd.player:
-            raise _Refused(
-                ErrorCode.RATED_SAME_PLAYER, "You cannot play a rated game against yourself."
-            )
+            raise _Refused(ErrorCode.RATED_SAME_PLAYER)
     rec.seats[side] = SeatRecord(
         token=cmd.token,
         name=cmd.name,
@@ -494,7 +497,7 @@ def _resolve_move(rec: GameRecord, cmd: PlayMove, game: Game) -> Move:
     if cmd.path is not None:
         path = list(cmd.path)
         if len(path) < 2:
-            raise _Refused(ErrorCode.MOVE_INVALID, "A move needs at least two squares.")
+            raise _Refused(ErrorCode.MOVE_INVALID, why="a move needs at least two squares")
         legal = game.legal_moves()
         # Compared as squares, not labels: no label is written per legal move.
         squares = rules.squares_by_name
@@ -509,20 +512,20 @@ def _resolve_move(rec: GameRecord, cmd: PlayMove, game: Game) -> Move:
         # Let the engine explain what is wrong with this path.
         text = ("x" if len(path) > 2 else "-").join(path)
     if not text:
-        raise _Refused(ErrorCode.MOVE_INVALID, "A move needs a path of squares or its notation.")
+        raise _Refused(ErrorCode.MOVE_INVALID, why="a move needs a path of squares or its notation")
     try:
         move = game.position.parse_move(text)
     except AmbiguousMoveError as exc:
-        raise _Refused(ErrorCode.MOVE_AMBIGUOUS, str(exc)) from None
+        raise _Refused(ErrorCode.MOVE_AMBIGUOUS, why=exc) from None
     except IllegalMoveError as exc:
-        raise _Refused(ErrorCode.MOVE_ILLEGAL, str(exc)) from None
+        raise _Refused(ErrorCode.MOVE_ILLEGAL, why=exc) from None
     except InvalidMoveError as exc:
-        raise _Refused(ErrorCode.MOVE_INVALID, str(exc)) from None
+        raise _Refused(ErrorCode.MOVE_INVALID, why=exc) from None
     except EngineError as exc:
-        raise _Refused(ErrorCode.MOVE_INVALID, str(exc)) from None
+        raise _Refused(ErrorCode.MOVE_INVALID, why=exc) from None
     if cmd.path is not None and wire.labels(rec.variant, move.path) != list(cmd.path):
         # The engine read the squares differently (e.g. a capture written as a step).
-        raise _Refused(ErrorCode.MOVE_ILLEGAL, f"{'-'.join(cmd.path)} is not a legal move here.")
+        raise _Refused(ErrorCode.MOVE_ILLEGAL, why=f"the path {'-'.join(cmd.path)}")
     return move
 
 
@@ -535,13 +538,9 @@ def _play_move(rec: GameRecord, cmd: PlayMove, now: int, out: Outcome) -> None:
         return
     _playing(rec)
     if by != rec.side_to_move:
-        raise _Refused(ErrorCode.MOVE_NOT_YOUR_TURN, "It is not your turn.")
+        raise _Refused(ErrorCode.MOVE_NOT_YOUR_TURN)
     if cmd.v is not None and cmd.v < rec.position_version:
-        raise _Refused(
-            ErrorCode.MOVE_STALE,
-            "The board changed since you chose that move; here is the current position.",
-            resync=True,
-        )
+        raise _Refused(ErrorCode.MOVE_STALE, resync=True)
     before = replay.replay(rec.variant, rec.start_fen, rec.moves)
     chosen = _resolve_move(rec, cmd, before)
     game = replay.played(rec.variant, rec.start_fen, rec.moves, chosen, before)
@@ -577,7 +576,7 @@ def _play_move(rec: GameRecord, cmd: PlayMove, now: int, out: Outcome) -> None:
     )
     rec.position_version = rec.version
     if game.result is not None:
-        reason = game.reason.value if game.reason is not None else "no_moves"
+        reason = game.reason if game.reason is not None else Reason.NO_MOVES
         _finish(rec, now, out.events, game.result.value, reason)
     out.acked = True
 
@@ -589,14 +588,11 @@ def _offer_draw(rec: GameRecord, cmd: OfferDraw, now: int, out: Outcome) -> None
     by = _seated(rec, cmd.by)
     _playing(rec)
     if rec.draw_offer == other(by):
-        _finish(rec, now, out.events, "draw", "agreement")
+        _finish(rec, now, out.events, "draw", Reason.AGREEMENT)
     elif rec.draw_offer == by:
-        raise _Refused(ErrorCode.DRAW_ALREADY_OFFERED, "You have already offered a draw.")
+        raise _Refused(ErrorCode.DRAW_ALREADY_OFFERED)
     elif rec.draw_declined_at.get(by) == len(rec.moves):
-        raise _Refused(
-            ErrorCode.DRAW_TOO_SOON,
-            "Your offer was just declined; make a move before offering again.",
-        )
+        raise _Refused(ErrorCode.DRAW_TOO_SOON)
     else:
         rec.draw_offer = by
         _emit(rec, out.events, m.DrawOffered, by=by)
@@ -607,8 +603,8 @@ def _accept_draw(rec: GameRecord, cmd: AcceptDraw, now: int, out: Outcome) -> No
     by = _seated(rec, cmd.by)
     _playing(rec)
     if rec.draw_offer != other(by):
-        raise _Refused(ErrorCode.DRAW_NO_OFFER, "Your opponent has not offered a draw.")
-    _finish(rec, now, out.events, "draw", "agreement")
+        raise _Refused(ErrorCode.DRAW_NO_OFFER)
+    _finish(rec, now, out.events, "draw", Reason.AGREEMENT)
     out.acked = True
 
 
@@ -616,7 +612,7 @@ def _decline_draw(rec: GameRecord, cmd: DeclineDraw, now: int, out: Outcome) -> 
     by = _seated(rec, cmd.by)
     _playing(rec)
     if rec.draw_offer != other(by):
-        raise _Refused(ErrorCode.DRAW_NO_OFFER, "Your opponent has not offered a draw.")
+        raise _Refused(ErrorCode.DRAW_NO_OFFER)
     rec.draw_offer = None
     rec.draw_declined_at[other(by)] = len(rec.moves)
     _emit(rec, out.events, m.DrawDeclined, by=by)
@@ -626,23 +622,19 @@ def _decline_draw(rec: GameRecord, cmd: DeclineDraw, now: int, out: Outcome) -> 
 def _resign(rec: GameRecord, cmd: Resign, now: int, out: Outcome) -> None:
     by = _seated(rec, cmd.by)
     if rec.status == "waiting":
-        raise _Refused(
-            ErrorCode.MOVE_NO_OPPONENT, "Nobody has taken the other seat yet; abort instead."
-        )
+        raise _Refused(ErrorCode.MOVE_NO_OPPONENT)
     _playing(rec)
-    _finish(rec, now, out.events, other(by), "resign")
+    _finish(rec, now, out.events, other(by), Reason.RESIGN)
     out.acked = True
 
 
 def _abort(rec: GameRecord, cmd: Abort, now: int, out: Outcome) -> None:
     _seated(rec, cmd.by)
     if rec.over:
-        raise _Refused(ErrorCode.GAME_OVER, "The game is over.")
+        raise _Refused(ErrorCode.GAME_OVER)
     if len(rec.moves) >= 2:
-        raise _Refused(
-            ErrorCode.ABORT_TOO_LATE, "Both sides have moved; the game can no longer be aborted."
-        )
-    _finish(rec, now, out.events, None, "aborted")
+        raise _Refused(ErrorCode.ABORT_TOO_LATE)
+    _finish(rec, now, out.events, None, Reason.ABORTED)
     out.acked = True
 
 
@@ -650,16 +642,16 @@ def _claim(rec: GameRecord, cmd: Claim, now: int, out: Outcome) -> None:
     by = _seated(rec, cmd.by)
     _playing(rec)
     if not rec.clocked:
-        raise _Refused(ErrorCode.CLAIM_NO_CLOCK, "Games without a clock cannot be claimed.")
+        raise _Refused(ErrorCode.CLAIM_NO_CLOCK)
     gone = rec.seat(other(by))
     assert gone is not None
     if gone.bot or gone.sockets > 0 or gone.gone_since is None:
-        raise _Refused(ErrorCode.CLAIM_OPPONENT_PRESENT, "Your opponent is still connected.")
+        raise _Refused(ErrorCode.CLAIM_OPPONENT_PRESENT)
     opens = gone.gone_since + rec.claim_after_ms
     if now < opens:
         seconds = -(-(opens - now) // 1000)
-        raise _Refused(ErrorCode.CLAIM_TOO_EARLY, f"You may claim in {seconds} seconds.")
-    _finish(rec, now, out.events, "draw" if cmd.draw else by, "abandoned")
+        raise _Refused(ErrorCode.CLAIM_TOO_EARLY, seconds=seconds)
+    _finish(rec, now, out.events, "draw" if cmd.draw else by, Reason.ABANDONED)
     out.acked = True
 
 
@@ -669,17 +661,17 @@ def _claim(rec: GameRecord, cmd: Claim, now: int, out: Outcome) -> None:
 def _after_game(rec: GameRecord, by: Side | None) -> Side:
     side = _seated(rec, by)
     if not rec.over:
-        raise _Refused(ErrorCode.GAME_NOT_OVER, "A rematch can be offered once the game is over.")
+        raise _Refused(ErrorCode.GAME_NOT_OVER)
     if rec.seat("white") is None or rec.seat("black") is None:
-        raise _Refused(ErrorCode.REMATCH_NO_OPPONENT, "Nobody took the other seat.")
+        raise _Refused(ErrorCode.REMATCH_NO_OPPONENT)
     if rec.rematch_game is not None:
-        raise _Refused(ErrorCode.REMATCH_DONE, "The rematch has already started.")
+        raise _Refused(ErrorCode.REMATCH_DONE)
     return side
 
 
 def _start_rematch(rec: GameRecord, fresh: Fresh | None, now: int, out: Outcome) -> None:
     if fresh is None:
-        raise _Refused(ErrorCode.SERVER_ERROR, "The rematch could not be created.")
+        raise _Refused(ErrorCode.SERVER_ERROR)
     white, black = rec.seat("white"), rec.seat("black")
     assert white is not None and black is not None
     # Colours swap: the old black player becomes white.
@@ -727,7 +719,7 @@ def _offer_rematch(rec: GameRecord, cmd: OfferRematch, now: int, out: Outcome) -
         # The computer always accepts at once.
         _start_rematch(rec, cmd.fresh, now, out)
     elif rec.rematch_offer == by:
-        raise _Refused(ErrorCode.REMATCH_ALREADY_OFFERED, "You have already offered a rematch.")
+        raise _Refused(ErrorCode.REMATCH_ALREADY_OFFERED)
     else:
         rec.rematch_offer = by
         _emit(rec, out.events, m.RematchOffered, by=by)
@@ -737,7 +729,7 @@ def _offer_rematch(rec: GameRecord, cmd: OfferRematch, now: int, out: Outcome) -
 def _accept_rematch(rec: GameRecord, cmd: AcceptRematch, now: int, out: Outcome) -> None:
     by = _after_game(rec, cmd.by)
     if rec.rematch_offer != other(by):
-        raise _Refused(ErrorCode.REMATCH_NO_OFFER, "Your opponent has not offered a rematch.")
+        raise _Refused(ErrorCode.REMATCH_NO_OFFER)
     _start_rematch(rec, cmd.fresh, now, out)
     out.acked = True
 
@@ -745,7 +737,7 @@ def _accept_rematch(rec: GameRecord, cmd: AcceptRematch, now: int, out: Outcome)
 def _decline_rematch(rec: GameRecord, cmd: DeclineRematch, now: int, out: Outcome) -> None:
     by = _after_game(rec, cmd.by)
     if rec.rematch_offer != other(by):
-        raise _Refused(ErrorCode.REMATCH_NO_OFFER, "Your opponent has not offered a rematch.")
+        raise _Refused(ErrorCode.REMATCH_NO_OFFER)
     rec.rematch_offer = None
     _emit(rec, out.events, m.RematchDeclined, by=by)
     out.acked = True
@@ -767,11 +759,9 @@ def clean_chat(text: str) -> str:
 def _chat(rec: GameRecord, cmd: Chat, now: int, out: Outcome) -> None:
     text = clean_chat(cmd.text)
     if not text:
-        raise _Refused(ErrorCode.CHAT_EMPTY, "The message is empty.")
+        raise _Refused(ErrorCode.CHAT_EMPTY)
     if len(text) > CHAT_MAX_CHARS:
-        raise _Refused(
-            ErrorCode.CHAT_TOO_LONG, f"Chat lines are at most {CHAT_MAX_CHARS} characters."
-        )
+        raise _Refused(ErrorCode.CHAT_TOO_LONG, limit=CHAT_MAX_CHARS)
     seat = rec.seat(cmd.by) if cmd.by is not None else None
     by: str
     audience: Audience
@@ -783,7 +773,7 @@ def _chat(rec: GameRecord, cmd: Chat, now: int, out: Outcome) -> None:
         audience = "all" if rec.over else "spectators"
     line = _emit(
         rec, out.events, m.ChatLine, audience, channel=channel, by=by, name=name, text=text
-    )  # type: ignore[arg-type]
+    )
     rec.chat.append({**line.to_dict(), "audience": audience})
     del rec.chat[:-CHAT_KEPT]
     out.acked = True

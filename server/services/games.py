@@ -13,7 +13,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from protocol.messages import ErrorCode
+from protocol.messages import ErrorCode, sentence
 from server.core import room
 from server.core.commands import Command, Fresh, PlayMove
 from server.core.record import GameRecord, Side
@@ -43,7 +43,7 @@ def fresh() -> Fresh:
 
 @dataclass
 class NotFound:
-    refusal: Refusal = Refusal(ErrorCode.ROOM_NOT_FOUND, "There is no game with this id.")
+    refusal: Refusal = Refusal(ErrorCode.ROOM_NOT_FOUND, sentence(ErrorCode.ROOM_NOT_FOUND))
 
 
 # Told each record a command leaves behind (and a rematch it created), committed or
@@ -128,5 +128,5 @@ class Games:
 def _busy(record: GameRecord) -> Outcome:
     return Outcome(
         record=record,
-        refusal=Refusal(ErrorCode.SERVER_BUSY, "The game is busy; please try again."),
+        refusal=Refusal(ErrorCode.SERVER_BUSY, sentence(ErrorCode.SERVER_BUSY)),
     )

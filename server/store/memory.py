@@ -219,4 +219,5 @@ class MemoryStore:
 
 def _plain_copy(entry: dict[str, Any]) -> dict[str, Any]:
     """A copy through msgpack, as a networked store would hand it out: nobody shares it."""
-    return msgpack.unpackb(msgpack.packb(entry, use_bin_type=True), raw=False)  # type: ignore[no-any-return]
+    copied: dict[str, Any] = msgpack.unpackb(msgpack.packb(entry, use_bin_type=True), raw=False)
+    return copied

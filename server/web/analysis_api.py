@@ -55,16 +55,20 @@ def _moves(body: dict[str, Any]) -> list[str]:
     if not isinstance(moves, list) or not all(
         isinstance(move, str) and 0 < len(move) <= 64 for move in moves
     ):
-        raise BadRequest(ErrorCode.API_BAD_FIELD, "'moves' must be a list of moves in notation.")
+        raise BadRequest(
+            ErrorCode.API_BAD_FIELD, field="moves", expected="a list of moves in notation"
+        )
     if len(moves) > MAX_PLIES:
-        raise BadRequest(ErrorCode.API_BAD_FIELD, f"At most {MAX_PLIES} moves can be analysed.")
+        raise BadRequest(
+            ErrorCode.API_BAD_FIELD, field="moves", expected=f"at most {MAX_PLIES} moves"
+        )
     return moves
 
 
 def _fen(body: dict[str, Any]) -> str | None:
     fen = body.get("fen")
     if fen is not None and (not isinstance(fen, str) or len(fen) > 1000):
-        raise BadRequest(ErrorCode.API_BAD_FEN, "'fen' must be a FEN string.")
+        raise BadRequest(ErrorCode.API_BAD_FEN, why="'fen' must be a FEN string")
     return fen
 
 
@@ -73,43 +77,34 @@ async def _record_of(request: Request, body: dict[str, Any]) -> tuple[str, str |
     if game_id is None:
         return _variant(body), _fen(body), _moves(body)
     if not isinstance(game_id, str) or len(game_id) > 64:
-        raise BadRequest(ErrorCode.API_BAD_FIELD, "'game' must be a game id.")
+        raise BadRequest(ErrorCode.API_BAD_FIELD, field="game", expected="a game id")
     record: GameRecord | None = await request.app.state.store.load(game_id)
     if record is None:
-        raise BadRequest(ErrorCode.ROOM_NOT_FOUND, "There is no game with this id.", 404)
+        raise BadRequest(ErrorCode.ROOM_NOT_FOUND, 404)
     if record.result is None:
-        raise BadRequest(
-            ErrorCode.ANALYSIS_GAME_IN_PLAY,
-            "This game is still being played; it can be analysed once it is over.",
-            409,
-        )
+        raise BadRequest(ErrorCode.ANALYSIS_GAME_IN_PLAY, 409)
     return record.variant, record.start_fen, list(record.moves)
 
 
 async def analyse(request: Request) -> Response:
     analyst = request.app.state.analyst
     if analyst is None:
-        return refusal(
-            ErrorCode.COMPUTER_UNAVAILABLE, "This server runs no analyst.", 503
-        )
+        return refusal(ErrorCode.COMPUTER_UNAVAILABLE, 503)
     try:
         variant, start_fen, moves = await _record_of(request, await _body(request))
         try:
             game = replayed(variant, start_fen, moves)
         except EngineError as exc:
-            code = ErrorCode.API_BAD_FEN if "fen" in type(exc).__name__.lower() else (
-                ErrorCode.API_BAD_FIELD
-            )
-            raise BadRequest(code, f"This record cannot be replayed: {exc}") from None
+            if "fen" in type(exc).__name__.lower():
+                raise BadRequest(ErrorCode.API_BAD_FEN, why=exc) from None
+            raise BadRequest(
+                ErrorCode.API_BAD_FIELD, field="moves", expected=f"moves that replay ({exc})"
+            ) from None
         ip = client_ip(request.scope, request.app.state.trusted_networks)
         if not request.app.state.analysis_limits.allow(ip):
-            raise BadRequest(
-                ErrorCode.ANALYSIS_LIMITED,
-                "You have asked for many analyses in a short time; try again in a few minutes.",
-                429,
-            )
+            raise BadRequest(ErrorCode.ANALYSIS_LIMITED, 429)
     except BadRequest as bad:
-        return refusal(bad.code, bad.sentence, bad.status)
+        return bad.response()
 
     position = game.start_position
     fens, white_moves = [position.fen()], []

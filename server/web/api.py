@@ -16,9 +16,9 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
-from engine import VARIANTS, EngineError, Reason, Result, UnknownVariantError, get_rules
+from engine import VARIANTS, EngineError, Result, UnknownVariantError, get_rules
 from engine.pdn import write_pdn
-from protocol.messages import NAME_MAX_SENT, PROTOCOL_VERSION, ErrorCode
+from protocol.messages import NAME_MAX_SENT, PROTOCOL_VERSION, ErrorCode, sentence
 from server.core import history, ratings, replay, room, views
 from server.core.commands import Join
 from server.core.names import InvalidName, clean_name
@@ -32,7 +32,7 @@ MAX_INITIAL_S = 3 * 3600
 MAX_INCREMENT_S = 180
 DEFAULT_CLOCK = {"initial_s": 300, "increment_s": 3}
 # The room's own sentence for a wrong invite (tests check the two answers are equal).
-BAD_INVITE = "This invitation is not valid for this game."
+BAD_INVITE = sentence(ErrorCode.SEAT_BAD_INVITE)
 
 _STATUS = {
     ErrorCode.ROOM_NOT_FOUND: 404,
@@ -43,12 +43,26 @@ _STATUS = {
 
 
 class BadRequest(Exception):
-    def __init__(self, code: ErrorCode, sentence: str, status: int = 400):
-        self.code, self.sentence, self.status = code, sentence, status
+    """A request refused: its code, status and the slots of the code's sentence."""
+
+    def __init__(
+        self, code: ErrorCode, status: int = 400, *, words: str | None = None, **slots: object
+    ):
+        # ``words``: a sentence already made from the table (a name's refusal).
+        self.code, self.status = code, status
+        self.sentence = words if words is not None else sentence(code, **slots)
+
+    def response(self) -> JSONResponse:
+        return _refused(self.code, self.sentence, self.status)
 
 
-def refusal(code: ErrorCode, sentence: str, status: int = 400) -> JSONResponse:
-    return JSONResponse({"error": {"code": code.value, "message": sentence}}, status_code=status)
+def refusal(code: ErrorCode, status: int = 400, **slots: object) -> JSONResponse:
+    """The answer refusing a request: the code and its sentence (``SENTENCES``)."""
+    return _refused(code, sentence(code, **slots), status)
+
+
+def _refused(code: ErrorCode, words: str, status: int) -> JSONResponse:
+    return JSONResponse({"error": {"code": code.value, "message": words}}, status_code=status)
 
 
 def _base_url(request: Request) -> str:
@@ -59,15 +73,15 @@ def _base_url(request: Request) -> str:
 async def _body(request: Request) -> dict[str, Any]:
     raw = await request.body()
     if len(raw) > MAX_BODY_BYTES:
-        raise BadRequest(ErrorCode.API_BAD_JSON, "The request body is too large.", 413)
+        raise BadRequest(ErrorCode.API_BAD_JSON, 413, limit=MAX_BODY_BYTES)
     if not raw.strip():
         return {}
     try:
         body = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
-        raise BadRequest(ErrorCode.API_BAD_JSON, "The request body is not valid JSON.") from None
+        raise BadRequest(ErrorCode.API_BAD_JSON, limit=MAX_BODY_BYTES) from None
     if not isinstance(body, dict):
-        raise BadRequest(ErrorCode.API_BAD_JSON, "The request body must be a JSON object.")
+        raise BadRequest(ErrorCode.API_BAD_JSON, limit=MAX_BODY_BYTES)
     return body
 
 
@@ -76,7 +90,9 @@ def _choice(body: dict[str, Any], name: str, allowed: tuple[str, ...], default: 
     if value is None:
         value = default
     if value not in allowed:
-        raise BadRequest(ErrorCode.API_BAD_FIELD, f"'{name}' must be one of {', '.join(allowed)}.")
+        raise BadRequest(
+            ErrorCode.API_BAD_FIELD, field=name, expected=f"one of {', '.join(allowed)}"
+        )
     return str(value)
 
 
@@ -85,19 +101,25 @@ def _name(body: dict[str, Any]) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or len(value) > NAME_MAX_SENT:
-        raise BadRequest(ErrorCode.API_BAD_FIELD, "'name' must be a string (a display name).")
+        raise BadRequest(
+            ErrorCode.API_BAD_FIELD, field="name", expected="a string (a display name)"
+        )
     try:
         return clean_name(value)
     except InvalidName as bad:
-        raise BadRequest(bad.code, bad.sentence) from None
+        raise BadRequest(bad.code, words=bad.sentence) from None
 
 
 def _seconds(clock: dict[str, Any], name: str, limit: float) -> float:
     value = clock.get(name, 0)
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise BadRequest(ErrorCode.API_BAD_CLOCK, f"'clock.{name}' must be a number of seconds.")
+        raise BadRequest(
+            ErrorCode.API_BAD_CLOCK, field=f"clock.{name}", expected="a number of seconds"
+        )
     if not 0 <= value <= limit:
-        raise BadRequest(ErrorCode.API_BAD_CLOCK, f"'clock.{name}' must be between 0 and {limit}.")
+        raise BadRequest(
+            ErrorCode.API_BAD_CLOCK, field=f"clock.{name}", expected=f"between 0 and {limit}"
+        )
     return float(value)
 
 
@@ -107,27 +129,26 @@ def _clock(body: dict[str, Any]) -> tuple[int | None, int]:
         return None, 0
     if not isinstance(clock, dict):
         raise BadRequest(
-            ErrorCode.API_BAD_CLOCK, "'clock' must be {initial_s, increment_s} or null."
+            ErrorCode.API_BAD_CLOCK, field="clock", expected="{initial_s, increment_s} or null"
         )
     initial = _seconds(clock, "initial_s", MAX_INITIAL_S)
     increment = _seconds(clock, "increment_s", MAX_INCREMENT_S)
     if initial <= 0:
-        raise BadRequest(ErrorCode.API_BAD_CLOCK, "'clock.initial_s' must be more than 0.")
+        raise BadRequest(ErrorCode.API_BAD_CLOCK, field="clock.initial_s", expected="more than 0")
     return round(initial * 1000), round(increment * 1000)
 
 
 def _variant(body: dict[str, Any]) -> str:
     variant = body.get("variant", "english")
     if not isinstance(variant, str):
-        raise BadRequest(ErrorCode.API_BAD_VARIANT, "'variant' must be a string.")
+        known = ", ".join(VARIANTS)
+        raise BadRequest(ErrorCode.API_BAD_VARIANT, variant="(not a string)", known=known)
     try:
         return get_rules(variant).id
     except UnknownVariantError:
         known = ", ".join(VARIANTS)
         shown = variant[:40]
-        raise BadRequest(
-            ErrorCode.API_BAD_VARIANT, f"Unknown variant '{shown}'; choose one of {known}."
-        ) from None
+        raise BadRequest(ErrorCode.API_BAD_VARIANT, variant=f"'{shown}'", known=known) from None
 
 
 def _fen(body: dict[str, Any], variant: str) -> str | None:
@@ -135,13 +156,13 @@ def _fen(body: dict[str, Any], variant: str) -> str | None:
     if fen is None:
         return None
     if not isinstance(fen, str) or len(fen) > 1000:
-        raise BadRequest(ErrorCode.API_BAD_FEN, "'fen' must be a FEN string.")
+        raise BadRequest(ErrorCode.API_BAD_FEN, why="'fen' must be a FEN string")
     try:
         game = replay.replay(variant, fen, [])
     except EngineError as exc:
-        raise BadRequest(ErrorCode.API_BAD_FEN, str(exc)) from None
+        raise BadRequest(ErrorCode.API_BAD_FEN, why=exc) from None
     if game.result is not None:
-        raise BadRequest(ErrorCode.API_BAD_FEN, "The game in this position is already over.")
+        raise BadRequest(ErrorCode.API_BAD_FEN, why="the game in this position is already over")
     return fen
 
 
@@ -150,7 +171,9 @@ def _level(body: dict[str, Any]) -> int | None:
     if level is None:
         return None
     if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 8:
-        raise BadRequest(ErrorCode.API_BAD_FIELD, "'level' must be a whole number from 1 to 8.")
+        raise BadRequest(
+            ErrorCode.API_BAD_FIELD, field="level", expected="a whole number from 1 to 8"
+        )
     return level
 
 
@@ -165,7 +188,8 @@ def _player(body: dict[str, Any]) -> str | None:
     if not ratings.valid_player_id(value):
         raise BadRequest(
             ErrorCode.API_BAD_FIELD,
-            "'player' must be 16 to 64 letters, digits, '-' or '_' (your browser's player id).",
+            field="player",
+            expected="16 to 64 letters, digits, '-' or '_' (your browser's player id)",
         )
     return str(value)
 
@@ -198,26 +222,22 @@ async def create_game(request: Request) -> Response:
         level = _level(body)
         rated = body.get("rated", False)
         if not isinstance(rated, bool):
-            raise BadRequest(ErrorCode.API_BAD_FIELD, "'rated' must be true or false.")
+            raise BadRequest(ErrorCode.API_BAD_FIELD, field="rated", expected="true or false")
         name = _name(body)
         fen = _fen(body, variant)
         secret = _player(body)
         if rated and secret is None:
-            raise BadRequest(
-                ErrorCode.RATED_NO_PLAYER, "A rated game needs your player id ('player')."
-            )
+            raise BadRequest(ErrorCode.RATED_NO_PLAYER)
     except BadRequest as bad:
-        return refusal(bad.code, bad.sentence, bad.status)
+        return bad.response()
     level = (level or DEFAULT_LEVEL) if opponent == "computer" else None
     player = ratings.public_id(secret) if secret is not None else None
     rating = await _seat_rating(request, variant, player)
     if opponent == "computer" and request.app.state.bot is None:
-        return refusal(ErrorCode.COMPUTER_UNAVAILABLE, "Playing the computer is not available yet.")
+        return refusal(ErrorCode.COMPUTER_UNAVAILABLE)
     state = request.app.state
     if not state.address_limits.create_game(client_ip(request.scope, state.trusted_networks)):
-        return refusal(
-            ErrorCode.RATE_LIMITED, "Too many new games from this address; try again later.", 429
-        )
+        return refusal(ErrorCode.RATE_LIMITED, 429, what="new games from this address")
     games: Games = request.app.state.games
     side = secrets.choice(("white", "black")) if colour == "random" else colour
     token = new_token()
@@ -283,10 +303,10 @@ async def join_game(request: Request) -> Response:
         name = _name(body)
         invite = body.get("invite")
         if invite is not None and not isinstance(invite, str):
-            raise BadRequest(ErrorCode.API_BAD_FIELD, "'invite' must be a string.")
+            raise BadRequest(ErrorCode.API_BAD_FIELD, field="invite", expected="a string")
         secret = _player(body)
     except BadRequest as bad:
-        return refusal(bad.code, bad.sentence, bad.status)
+        return bad.response()
     games: Games = request.app.state.games
     token = new_token()
     player = ratings.public_id(secret) if secret is not None else None
@@ -303,12 +323,12 @@ async def join_game(request: Request) -> Response:
     outcome = await games.run(game_id, join)
     if isinstance(outcome, NotFound) and invite is not None:
         # With an invite, a wrong game id answers exactly as a wrong invite does.
-        return refusal(ErrorCode.SEAT_BAD_INVITE, BAD_INVITE, 403)
+        return refusal(ErrorCode.SEAT_BAD_INVITE, 403)
     if isinstance(outcome, NotFound):
-        return refusal(outcome.refusal.code, outcome.refusal.sentence, 404)
+        return _refused(outcome.refusal.code, outcome.refusal.sentence, 404)
     if outcome.refusal is not None:
         code = outcome.refusal.code
-        return refusal(code, outcome.refusal.sentence, _STATUS.get(code, 400))
+        return _refused(code, outcome.refusal.sentence, _STATUS.get(code, 400))
     side = room.seat_of(outcome.record, token)
     assert side is not None
     answer = _seat_answer(request, outcome.record, side, token)
@@ -324,7 +344,7 @@ async def _record(request: Request) -> GameRecord | None:
 async def game_state(request: Request) -> Response:
     record = await _record(request)
     if record is None:
-        return refusal(ErrorCode.ROOM_NOT_FOUND, "There is no game with this id.", 404)
+        return refusal(ErrorCode.ROOM_NOT_FOUND, 404)
     store = request.app.state.store
     now = await store.now()
     return JSONResponse(views.public(record, await store.spectators(record.id), now))
@@ -333,21 +353,21 @@ async def game_state(request: Request) -> Response:
 async def game_positions(request: Request) -> Response:
     record = await _record(request)
     if record is None:
-        return refusal(ErrorCode.ROOM_NOT_FOUND, "There is no game with this id.", 404)
+        return refusal(ErrorCode.ROOM_NOT_FOUND, 404)
     raw = request.query_params.get("from", "0")
     if not raw.isdigit() or int(raw) > len(record.moves):
-        sentence = f"'from' must be a ply from 0 to {len(record.moves)}."
-        return refusal(ErrorCode.API_BAD_FIELD, sentence)
+        ply = f"a ply from 0 to {len(record.moves)}"
+        return refusal(ErrorCode.API_BAD_FIELD, field="from", expected=ply)
     return JSONResponse({"game": record.id, "plies": views.positions(record, int(raw))})
 
 
 async def game_pdn(request: Request) -> Response:
     record = await _record(request)
     if record is None:
-        return refusal(ErrorCode.ROOM_NOT_FOUND, "There is no game with this id.", 404)
+        return refusal(ErrorCode.ROOM_NOT_FOUND, 404)
     game = replay.replay(record.variant, record.start_fen, record.moves).copy()
     if game.result is None and record.result is not None and record.reason is not None:
-        game.finish(Result(record.result), Reason(record.reason))
+        game.finish(Result(record.result), record.reason)
     names = views.players(record)
     created = datetime.fromtimestamp(record.created_at / 1000, UTC)
     tags = {
@@ -376,10 +396,11 @@ async def leaderboard(request: Request) -> Response:
         if not raw.isdigit() or not 1 <= int(raw) <= ratings.LEADERBOARD_MAX:
             raise BadRequest(
                 ErrorCode.API_BAD_FIELD,
-                f"'limit' must be a whole number from 1 to {ratings.LEADERBOARD_MAX}.",
+                field="limit",
+                expected=f"a whole number from 1 to {ratings.LEADERBOARD_MAX}",
             )
     except BadRequest as bad:
-        return refusal(bad.code, bad.sentence, bad.status)
+        return bad.response()
     best = await request.app.state.ratings.top(variant, int(raw))
     return JSONResponse(
         {
@@ -397,7 +418,8 @@ def _public_player(request: Request) -> str:
     if not ratings.valid_public_id(player):
         raise BadRequest(
             ErrorCode.API_BAD_FIELD,
-            "A player id is 16 to 64 letters, digits, '-' or '_', or computer-1 to computer-8.",
+            field="id",
+            expected="16 to 64 letters, digits, '-' or '_', or computer-1 to computer-8",
         )
     return str(player)
 
@@ -418,7 +440,7 @@ async def player_games(request: Request) -> Response:
     try:
         player, found = await _history(request)
     except BadRequest as bad:
-        return refusal(bad.code, bad.sentence, bad.status)
+        return bad.response()
     listing = sorted(found, key=lambda g: g["status"] != "live")  # stable: newest first
     return JSONResponse({
         "player": player,
@@ -432,7 +454,7 @@ async def player_games_pdn(request: Request) -> Response:
     try:
         player, found = await _history(request)
     except BadRequest as bad:
-        return refusal(bad.code, bad.sentence, bad.status)
+        return bad.response()
     site = _base_url(request)
     written = [
         write_pdn(
@@ -454,7 +476,8 @@ async def player_ratings(request: Request) -> Response:
     if not ratings.valid_public_id(player):
         return refusal(
             ErrorCode.API_BAD_FIELD,
-            "A player id is 16 to 64 letters, digits, '-' or '_', or computer-1 to computer-8.",
+            field="id",
+            expected="16 to 64 letters, digits, '-' or '_', or computer-1 to computer-8",
         )
     found = await ratings.player_ratings(request.app.state.ratings, player)
     names = [entry.name for entry in found.values() if entry.name]

@@ -66,11 +66,7 @@ async def store_unavailable(request: Request, exc: Exception) -> Response:
     metrics = request.app.state.metrics
     if metrics is not None:
         metrics.busy.inc()
-    return api.refusal(
-        ErrorCode.SERVER_BUSY,
-        "The game store cannot be reached; nothing was changed. Try again shortly.",
-        503,
-    )
+    return api.refusal(ErrorCode.SERVER_BUSY, status=503)
 
 
 def make_store(settings: Settings) -> Store:

@@ -41,7 +41,7 @@ from server.web.limits import SocketLimits
 
 log = logging.getLogger(__name__)
 
-UNAVAILABLE = "The game store cannot be reached; nothing was done. Try again shortly."
+UNAVAILABLE = m.sentence(ErrorCode.SERVER_BUSY)
 SEND_QUEUE = 512  # items a socket may fall behind before it is cut off
 MAX_STRIKES = 50  # bad frames before the socket is closed
 # A peer that has gone away: not worth a traceback.
@@ -192,7 +192,9 @@ class GameSocket:
             return
         if found is None:
             await self._refuse_and_close(
-                ErrorCode.ROOM_NOT_FOUND, "There is no game with this id.", CloseCode.ROOM_NOT_FOUND
+                ErrorCode.ROOM_NOT_FOUND,
+                m.sentence(ErrorCode.ROOM_NOT_FOUND),
+                CloseCode.ROOM_NOT_FOUND,
             )
             return
         record, self.side = found
@@ -214,7 +216,7 @@ class GameSocket:
                 self.send(
                     m.Error(
                         code=ErrorCode.SEAT_BAD_TOKEN,
-                        message="This seat token is not valid here; you are watching.",
+                        message=m.sentence(ErrorCode.SEAT_BAD_TOKEN),
                     )
                 )
             await self._first_sync(record, hello.since)
@@ -251,13 +253,13 @@ class GameSocket:
             return None
         if not isinstance(hello, m.Hello):
             await self._refuse_and_close(
-                ErrorCode.MSG_HELLO_FIRST, "Say hello first.", CloseCode.NO_HELLO
+                ErrorCode.MSG_HELLO_FIRST, m.sentence(ErrorCode.MSG_HELLO_FIRST), CloseCode.NO_HELLO
             )
             return None
         if hello.proto != m.PROTOCOL_VERSION:
             await self._refuse_and_close(
                 ErrorCode.PROTO_VERSION,
-                f"This server speaks protocol {m.PROTOCOL_VERSION}, not {hello.proto}.",
+                m.sentence(ErrorCode.PROTO_VERSION, ours=m.PROTOCOL_VERSION, theirs=hello.proto),
                 CloseCode.UNSUPPORTED_VERSION,
             )
             return None
@@ -316,7 +318,8 @@ class GameSocket:
         if self.limits.admit(message):
             return True
         ack = message.ack if isinstance(message, m.Command) else None
-        self.send(m.Error(code=ErrorCode.RATE_LIMITED, message="Too many messages.", ack=ack))
+        too_many = m.sentence(ErrorCode.RATE_LIMITED, what="messages")
+        self.send(m.Error(code=ErrorCode.RATE_LIMITED, message=too_many, ack=ack))
         self.deliver(_Close(CloseCode.POLICY))
         self.closing = True
         return False
@@ -333,7 +336,8 @@ class GameSocket:
             self.send(m.Pong(n=message.n, now=await self.store.now()))
             return
         if isinstance(message, m.Hello):
-            self.send(m.Error(code=ErrorCode.MSG_HELLO_TWICE, message="You already said hello."))
+            twice = m.sentence(ErrorCode.MSG_HELLO_TWICE)
+            self.send(m.Error(code=ErrorCode.MSG_HELLO_TWICE, message=twice))
             return
         assert isinstance(message, m.Command)
         if isinstance(message, m.SendChat) and self.limits is not None:

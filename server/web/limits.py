@@ -103,13 +103,14 @@ class ChatFilter:
         """None if the line may go out, else the refusal's code and sentence."""
         now = time.monotonic() if now is None else now
         if len(text) > CHAT_MAX_CHARS:
-            return ErrorCode.CHAT_TOO_LONG, f"Chat lines are at most {CHAT_MAX_CHARS} characters."
+            too_long = m.sentence(ErrorCode.CHAT_TOO_LONG, limit=CHAT_MAX_CHARS)
+            return ErrorCode.CHAT_TOO_LONG, too_long
         gist = _gist(text) or text.casefold()
         for at, earlier in self.recent:
             if now - at < self.REMEMBER_S and _alike(gist, earlier):
-                return ErrorCode.CHAT_DUPLICATE, "You just said that."
+                return ErrorCode.CHAT_DUPLICATE, m.sentence(ErrorCode.CHAT_DUPLICATE)
         if not self.window.allow(now):
-            return ErrorCode.RATE_LIMITED, "Too many chat lines; wait a few seconds."
+            return ErrorCode.RATE_LIMITED, m.sentence(ErrorCode.RATE_LIMITED, what="chat lines")
         self.recent.append((now, gist))
         return None
 

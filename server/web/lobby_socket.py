@@ -50,8 +50,9 @@ async def serve(feed: LobbyFeed, websocket: WebSocket, settings: Any) -> None:
 def _answer(message: m.ClientMessage, now: int) -> m.ServerMessage:
     if isinstance(message, m.Ping):
         return m.Pong(n=message.n, now=now)
+    what = f"'{message.t}' on the lobby socket (it takes hello and ping)"
     return m.Error(
-        code=ErrorCode.MSG_UNKNOWN_TYPE, message="The lobby socket only takes hello and ping."
+        code=ErrorCode.MSG_UNKNOWN_TYPE, message=m.sentence(ErrorCode.MSG_UNKNOWN_TYPE, type=what)
     )
 
 

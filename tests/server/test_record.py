@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
+import msgpack
+
+from engine import Reason
 from server.core.record import GameRecord, SeatRecord
 
 
@@ -72,3 +75,10 @@ def test_every_field_that_holds_a_container_has_a_default_factory():
 def test_a_record_survives_its_plain_data():
     record = full_record()
     assert GameRecord.from_dict(record.to_dict()) == record
+
+
+def test_an_ended_records_reason_comes_back_as_the_engines_reason_through_msgpack():
+    record = dataclasses.replace(full_record(), status="aborted", reason=Reason.WITHDRAWN)
+    stored = msgpack.unpackb(msgpack.packb(record.to_dict()))
+    assert stored["reason"] == "withdrawn"
+    assert GameRecord.from_dict(stored).reason is Reason.WITHDRAWN
