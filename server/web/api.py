@@ -30,6 +30,8 @@ from server.web.limits import client_ip
 MAX_BODY_BYTES = 16 * 1024
 MAX_INITIAL_S = 3 * 3600
 MAX_INCREMENT_S = 180
+# What a player id in a path looks like (a person's public id or a computer level).
+PUBLIC_ID = "a player id: 16 to 64 letters, digits, '-' or '_', or computer-1 to computer-8"
 DEFAULT_CLOCK = {"initial_s": 300, "increment_s": 3}
 # The room's own sentence for a wrong invite (tests check the two answers are equal).
 BAD_INVITE = sentence(ErrorCode.SEAT_BAD_INVITE)
@@ -419,7 +421,7 @@ def _public_player(request: Request) -> str:
         raise BadRequest(
             ErrorCode.API_BAD_FIELD,
             field="id",
-            expected="16 to 64 letters, digits, '-' or '_', or computer-1 to computer-8",
+            expected=PUBLIC_ID,
         )
     return str(player)
 
@@ -477,7 +479,7 @@ async def player_ratings(request: Request) -> Response:
         return refusal(
             ErrorCode.API_BAD_FIELD,
             field="id",
-            expected="16 to 64 letters, digits, '-' or '_', or computer-1 to computer-8",
+            expected=PUBLIC_ID,
         )
     found = await ratings.player_ratings(request.app.state.ratings, player)
     names = [entry.name for entry in found.values() if entry.name]
