@@ -79,6 +79,7 @@ export const ERROR_CODES = [
   "chat/empty", "chat/too_long", "chat/duplicate", "rated/no_player", "rated/same_player",
   "name/empty", "name/too_long",
   "api/bad_json", "api/bad_field", "api/bad_variant", "api/bad_clock", "api/bad_fen",
+  "api/too_large", "pdn/syntax", "pdn/tag", "pdn/move", "pdn/ambiguous_move", "pdn/invalid",
   "computer/unavailable", "analysis/game_in_play", "analysis/limited",
   "server/busy", "server/error",
 ];

@@ -102,6 +102,13 @@ class ErrorCode(enum.StrEnum):
     API_BAD_VARIANT = "api/bad_variant"
     API_BAD_CLOCK = "api/bad_clock"
     API_BAD_FEN = "api/bad_fen"
+    API_TOO_LARGE = "api/too_large"
+    # a game of an imported PDN file that the reader refused (``POST /api/import``)
+    PDN_SYNTAX = "pdn/syntax"
+    PDN_TAG = "pdn/tag"
+    PDN_MOVE = "pdn/move"
+    PDN_AMBIGUOUS_MOVE = "pdn/ambiguous_move"
+    PDN_INVALID = "pdn/invalid"
     COMPUTER_UNAVAILABLE = "computer/unavailable"
     ANALYSIS_GAME_IN_PLAY = "analysis/game_in_play"
     ANALYSIS_LIMITED = "analysis/limited"
@@ -164,6 +171,14 @@ SENTENCES: dict[ErrorCode, str] = {
     ErrorCode.API_BAD_VARIANT: "Unknown variant {variant}; choose one of {known}.",
     ErrorCode.API_BAD_CLOCK: "'{field}' must be {expected}.",
     ErrorCode.API_BAD_FEN: "Not a position to start from: {why}.",
+    ErrorCode.API_TOO_LARGE: "The request body is larger than {limit} KiB; send less at a time.",
+    # An imported game the PDN reader refused carries the reader's own sentence; these
+    # say the same in general, {why} being that sentence.
+    ErrorCode.PDN_SYNTAX: "Not PDN as written: {why}.",
+    ErrorCode.PDN_TAG: "A tag cannot be read: {why}.",
+    ErrorCode.PDN_MOVE: "A move cannot be played: {why}.",
+    ErrorCode.PDN_AMBIGUOUS_MOVE: "A move names more than one move: {why}.",
+    ErrorCode.PDN_INVALID: "Not a PDN text: {why}.",
     ErrorCode.COMPUTER_UNAVAILABLE: "The computer is not available on this server.",
     ErrorCode.ANALYSIS_GAME_IN_PLAY: (
         "This game is still being played; it can be analysed once it is over."

@@ -38,7 +38,7 @@ from server.services.settler import Settler
 from server.services.timekeeper import Timekeeper
 from server.store import MemoryStore, Store, StoreUnavailable
 from server.store.ratings import make_ratings
-from server.web import analysis_api, api, lobby_socket
+from server.web import analysis_api, api, import_api, lobby_socket
 from server.web.analysis_api import AnalysisLimits
 from server.web.game_socket import GameSocket
 from server.web.gate import Gate
@@ -203,6 +203,7 @@ def create_app(
         Route("/ratings/{variant}", page),
         Route("/my", page),
         Route("/players/{id}", page),
+        Route("/import", page),
         Route("/healthz", api.healthz),
         Route("/metrics", metrics_endpoint),
         Route("/api/games", api.create_game, methods=["POST"]),
@@ -210,6 +211,7 @@ def create_app(
         Route("/api/games/{id}/join", api.join_game, methods=["POST"]),
         Route("/api/games/{id}/pdn", api.game_pdn),
         Route("/api/games/{id}/positions", api.game_positions),
+        Route("/api/import", import_api.import_games, methods=["POST"]),
         Route("/api/lobby", api.lobby_listing),
         Route("/api/players/{id}/games", api.player_games),
         Route("/api/players/{id}/games.pdn", api.player_games_pdn),

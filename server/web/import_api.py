@@ -1,0 +1,130 @@
+"""``POST /api/import``: games from a PDN text (one or many) or a FEN, read by the engine.
+
+The body is JSON ``{pdn: str, variant?: str}`` or ``{fen: str, variant?: str}``; a
+script may also send the PDN file itself as ``text/plain`` (or ``application/x-pdn``)
+with ``?variant=``. ``variant`` is the rule set of a FEN, and of the games without a
+GameType tag (default International, PDN's GameType 20).
+
+The answer ``{games, layouts}`` lists each game with its rule set, tags, moves, the FEN
+after every ply, where our draw rules would have ended it (``draws_passed``) and, for a
+game the reader refused, its error (code, line, sentence, that line's text). Nothing is
+stored: the answer is all there is.
+
+The body is limited: a Content-Length above the limit is refused before anything is
+read, and a body without one is counted while it is read (413 ``api/too_large``).
+Reading runs in a worker thread so a large file never holds the event loop alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
+
+from engine import VARIANTS, EngineError, Rules, UnknownVariantError, get_rules
+from engine.errors import InvalidPdnError
+from protocol.messages import ErrorCode
+from server.core import imported
+from server.web.api import BadRequest
+
+# About 1,500 games of 80 plies; reading that takes about a second on one core, and the
+# answer (a FEN per ply) is about ten times the text.
+MAX_IMPORT_BYTES = 256 * 1024
+MAX_FEN_CHARS = 1000
+_RAW_TYPES = ("text/", "application/x-pdn", "application/x-chess-pdn")
+
+
+async def import_games(request: Request) -> Response:
+    try:
+        raw = await _limited_body(request)
+        kind, text, variant = _parse(request, raw)
+        rules = _rules(variant)
+        if kind == "fen":
+            answer = await asyncio.to_thread(_fen_answer, text, rules)
+        else:
+            answer = await asyncio.to_thread(_pdn_answer, text, rules)
+    except BadRequest as bad:
+        return bad.response()
+    return JSONResponse(answer)
+
+
+def _too_large() -> BadRequest:
+    return BadRequest(ErrorCode.API_TOO_LARGE, 413, limit=MAX_IMPORT_BYTES // 1024)
+
+
+async def _limited_body(request: Request) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_IMPORT_BYTES:
+        raise _too_large()
+    chunks, size = [], 0
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_IMPORT_BYTES:
+                raise _too_large()
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise BadRequest(ErrorCode.API_BAD_JSON, limit=MAX_IMPORT_BYTES) from None
+    return b"".join(chunks)
+
+
+def _parse(request: Request, raw: bytes) -> tuple[str, str, str | None]:
+    """(``"pdn"`` or ``"fen"``, its text, the variant asked for or None)."""
+    content_type = request.headers.get("content-type", "").lower()
+    if content_type.startswith(_RAW_TYPES):
+        try:
+            return "pdn", raw.decode("utf-8-sig"), request.query_params.get("variant")
+        except UnicodeDecodeError:
+            # Old PDN files are often Latin-1 (names with accents): every byte is a letter.
+            return "pdn", raw.decode("latin-1"), request.query_params.get("variant")
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise BadRequest(ErrorCode.API_BAD_JSON, limit=MAX_IMPORT_BYTES) from None
+    if not isinstance(body, dict):
+        raise BadRequest(ErrorCode.API_BAD_JSON, limit=MAX_IMPORT_BYTES)
+    given = [name for name in ("pdn", "fen") if body.get(name) is not None]
+    if len(given) != 1:
+        raise BadRequest(
+            ErrorCode.API_BAD_FIELD, field="pdn' or 'fen", expected="sent, and not both"
+        )
+    kind = given[0]
+    text = body[kind]
+    if not isinstance(text, str):
+        raise BadRequest(ErrorCode.API_BAD_FIELD, field=kind, expected="a string")
+    if kind == "fen" and len(text) > MAX_FEN_CHARS:
+        raise BadRequest(ErrorCode.API_BAD_FEN, why=f"a FEN is at most {MAX_FEN_CHARS} characters")
+    variant = body.get("variant")
+    if variant is not None and not isinstance(variant, str):
+        raise BadRequest(
+            ErrorCode.API_BAD_VARIANT, variant="(not a string)", known=", ".join(VARIANTS)
+        )
+    return kind, text, variant
+
+
+def _rules(variant: str | None) -> Rules:
+    try:
+        return get_rules(variant or "international")
+    except UnknownVariantError:
+        known = ", ".join(VARIANTS)
+        shown = str(variant)[:40]
+        raise BadRequest(ErrorCode.API_BAD_VARIANT, variant=f"'{shown}'", known=known) from None
+
+
+def _pdn_answer(text: str, rules: Rules) -> dict[str, Any]:
+    try:
+        games = imported.pdn_games(text, rules)
+    except InvalidPdnError as exc:
+        raise BadRequest(ErrorCode.PDN_INVALID, why=exc.reason) from None
+    return {"games": games, "layouts": imported.layouts(games)}
+
+
+def _fen_answer(fen: str, rules: Rules) -> dict[str, Any]:
+    try:
+        games = [imported.fen_game(fen, rules)]
+    except EngineError as exc:
+        raise BadRequest(ErrorCode.API_BAD_FEN, why=str(exc)) from None
+    return {"games": games, "layouts": imported.layouts(games)}
