@@ -45,6 +45,11 @@ class Hub:
     def rooms(self) -> dict[str, set[Member]]:
         return self._rooms
 
+    def entering_or_leaving(self) -> int:
+        """Games a socket is entering or leaving right now: each holds a lock meanwhile,
+        and nothing once the last has gone through."""
+        return len(self._locks)
+
     @contextlib.asynccontextmanager
     async def _one_at_a_time(self, game_id: str) -> AsyncIterator[None]:
         entry = self._locks.get(game_id)

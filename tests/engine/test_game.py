@@ -41,55 +41,83 @@ def test_a_turkish_man_stepping_sideways_and_back_repeats_the_position():
     assert len(g.moves) == 8
 
 
-def test_no_repetition_counts_across_a_capture_or_a_man_moving_forward():
+def draws_fired(game: Game) -> list[Reason]:
+    """The draw rules that fired so far in a game replayed without automatic draws."""
+    return [reason for _, reason in game.draws_passed]
+
+
+def walk(game: Game, plies: int, keep: frozenset[int] = frozenset()) -> None:
+    """Play ``plies`` moves, none with a piece on ``keep`` if it can be helped: one after
+    which the opponent has no capture, to a position not reached before if there is one
+    (kings wander on without giving pieces away or repeating themselves)."""
+    seen = {game.position.key()}
+    for _ in range(plies):
+        if game.is_over:
+            return
+        moves = [m for m in game.legal_moves() if m.start not in keep] or game.legal_moves()
+        after = [(m, game.position.play(m)) for m in moves]
+        safe = [(m, p) for m, p in after if not any(r.captured for r in p.legal_moves())]
+        fresh = [m for m, p in safe or after if p.key() not in seen]
+        game.play((fresh or [m for m, _ in safe] or moves)[0])
+        seen.add(game.position.key())
+
+
+def captures(game: Game) -> int:
+    return sum(1 for m in game.moves if m.captured)
+
+
+def test_repetitions_are_counted_afresh_after_a_man_moves_and_after_a_capture():
     g = Game(get_rules("english"), "W:WK29,22:BK4,K14")
     shuffle(g, ("29-25", "25-29"), ("4-8", "8-4"), 4)  # each position seen twice
-    assert len(g._seen) == 4 and not g.is_over
-    g.play("22-18")  # a man forward: nothing before it can come back
-    assert len(g._seen) == 1
-    g.play("14x23")  # a capture
-    assert len(g._seen) == 1
+    assert not g.is_over
+    g.play("22-18")  # a man forward: the position after it is seen once
+    g.play("14x23")  # a capture: once again
+    shuffle(g, ("29-25", "25-29"), ("4-8", "8-4"), 4)
+    assert not g.is_over  # the position after the capture is back: twice
+    shuffle(g, ("29-25", "25-29"), ("4-8", "8-4"), 4)
+    assert g.reason is Reason.THREEFOLD and len(g.moves) == 4 + 2 + 8
 
 
 def test_english_fifty_moves_each_without_progress_is_a_draw():
-    g = Game(get_rules("english"), "W:WK29,K30,K31:BK1,K2")
-    # Walk kings around without repeating: count plies until the draw.
-    g._seen.clear()  # repetition is tested elsewhere; look at the no-progress counter only
-    while not g.is_over:
-        g._seen.clear()
-        g.play(g.legal_moves()[0] if len(g.moves) % 2 else g.legal_moves()[-1])
-    assert g.reason in (Reason.NO_PROGRESS_50, Reason.THREEFOLD)
-    if g.reason is Reason.NO_PROGRESS_50:
-        assert len(g.moves) == 100
+    # Replayed without automatic draws, the kings walk on past repetitions; the rule
+    # fires on the hundredth ply without a capture or a man move, not before.
+    g = Game(get_rules("english"), "W:WK29,K30,K31:BK1,K2", automatic_draws=False)
+    walk(g, 99)
+    assert Reason.NO_PROGRESS_50 not in draws_fired(g)
+    walk(g, 1)
+    assert captures(g) == 0 and (100, Reason.NO_PROGRESS_50) in g.draws_passed
 
 
 def test_man_move_resets_the_no_progress_count():
-    g = Game(get_rules("english"), "W:WK29,25:BK1,5")
-    g._no_progress = 99
-    g.play("25-22")
-    assert not g.is_over and g._no_progress == 0
+    rules = get_rules("english")
+    man = frozenset({rules.squares_by_name["25"]})
+    g = Game(rules, "W:WK29,K30,K31,25:BK1,K2", automatic_draws=False)
+    walk(g, 98, keep=man)
+    g.play("25-22")  # a man moves: the count starts again
+    man = frozenset({rules.squares_by_name["22"]})
+    walk(g, 99, keep=man)
+    assert Reason.NO_PROGRESS_50 not in draws_fired(g)
+    walk(g, 1, keep=man)
+    white = g.fen().split(":")[1].removeprefix("W").split(",")
+    assert "22" in white, "the man stayed on 22: only kings moved after it"
+    assert captures(g) == 0 and (98 + 1 + 100, Reason.NO_PROGRESS_50) in g.draws_passed
 
 
 def test_fmjd_five_move_rule_king_against_lone_king():
-    g = Game(get_rules("international"), "W:WK46,K5:BK28")
+    g = Game(get_rules("international"), "W:WK46,K5:BK28", automatic_draws=False)
     assert not g.is_over
-    for _ in range(12):
-        if g.is_over:
-            break
-        g._seen.clear()
-        g.play(g.legal_moves()[0])
-    assert g.is_over and g.reason in (Reason.FMJD_5, Reason.NO_PIECES, Reason.NO_MOVES)
+    walk(g, 12)
+    assert Reason.FMJD_5 in draws_fired(g) or g.reason in (Reason.NO_PIECES, Reason.NO_MOVES)
 
 
 def test_fmjd64_lone_king_rule_in_russian():
-    g = Game(get_rules("russian"), "W:WKa1,Kh8:BKd4")
+    g = Game(get_rules("russian"), "W:WKa1,Kh8:BKd4", automatic_draws=False)
     plies = 0
-    while not g.is_over and plies < 40:
-        g._seen.clear()
+    while not g.is_over and plies < 40 and Reason.FMJD64_LONE_KING_5 not in draws_fired(g):
         moves = [m for m in g.legal_moves() if not m.captured] or g.legal_moves()
         g.play(moves[0])
         plies += 1
-    assert g.reason in (Reason.FMJD64_LONE_KING_5, Reason.NO_PIECES)
+    assert Reason.FMJD64_LONE_KING_5 in draws_fired(g) or g.reason is Reason.NO_PIECES
 
 
 def test_moves_after_the_end_are_refused():

@@ -4,6 +4,7 @@ at 2,000 paced games)."""
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 
@@ -11,6 +12,10 @@ import pytest
 
 from engine import Game, get_rules
 from server.core import replay, wire
+
+# The opening: the first plies, whose positions many games share, so the cache keeps
+# them for every game (replay.py's _OPENING_PLIES).
+OPENING = 10
 
 
 @pytest.fixture
@@ -24,17 +29,32 @@ def replays(monkeypatch):
         return original(cls, rules, fen, notation)
 
     monkeypatch.setattr(Game, "replay", classmethod(counting))
-    monkeypatch.setattr(replay, "_games", type(replay._games)())
     return calls
+
+
+_shuffles = itertools.count()
+
+
+def unplayed_start(variant: str) -> str:
+    """The rule set's start position, its pieces listed in an order no other game used:
+    games are cached by their start FEN as written, so the cache holds none of these."""
+    chance = random.Random(next(_shuffles))
+    side, *armies = Game(get_rules(variant)).fen().split(":")
+    for i, army in enumerate(armies):
+        squares = army[1:].split(",")
+        chance.shuffle(squares)
+        armies[i] = army[0] + ",".join(squares)
+    return ":".join([side, *armies])
 
 
 def test_three_thousand_games_moving_in_turn_are_not_replayed(replays):
     chance = random.Random(7)
+    start = unplayed_start("english")
     histories: list[list[str]] = [[] for _ in range(3000)]
     for _ in range(16):  # every game makes a move, in turn, sixteen times over
         for moves in histories:
-            game = replay.replay("english", None, moves)
-            after = replay.played("english", None, moves, chance.choice(game.legal_moves()))
+            game = replay.replay("english", start, moves)
+            after = replay.played("english", start, moves, chance.choice(game.legal_moves()))
             moves.append(after.notation[-1])
     # Past the opening a game's entry gives way to its successor, so only a game that
     # reached the very position another one left would rebuild it.
@@ -45,28 +65,37 @@ def test_three_thousand_games_moving_in_turn_are_not_replayed(replays):
 
 
 def test_a_played_move_replaces_its_games_entry(replays):
+    start = unplayed_start("russian")
     moves: list[str] = []
-    for _ in range(replay._OPENING_PLIES + 5):
-        game = replay.replay("russian", None, moves)
-        moves.append(replay.played("russian", None, moves, game.legal_moves()[0]).notation[-1])
-    # The opening positions, which other games share, and only the latest after them.
-    assert len(replay._games) == replay._OPENING_PLIES + 1
-    assert tuple(moves) in {key[2] for key in replay._games}
+    for _ in range(OPENING + 5):
+        game = replay.replay("russian", start, moves)
+        moves.append(replay.played("russian", start, moves, game.legal_moves()[0]).notation[-1])
+    assert replays == [()]
+    # Kept: the latest position, and the opening ones, which other games share.
+    replay.replay("russian", start, moves)
+    for plies in range(OPENING):
+        replay.replay("russian", start, moves[:plies])
+    assert replays == [()]
+    # Past the opening, each position gave way to the next: going back a ply finds none
+    # of them, so the game is built again from its start.
+    replay.replay("russian", start, moves[:-1])
+    assert replays == [(), tuple(moves[:-1])]
 
 
 def test_a_game_moved_on_by_another_node_is_caught_up_not_replayed(replays):
     # Two nodes share a game: this one plays its player's moves through ``played`` and
     # learns of the other player's only from the record, a ply past its cached copy.
     chance = random.Random(3)
-    truth = Game(get_rules("international"))
+    start = unplayed_start("international")
+    truth = Game(get_rules("international"), start)
     moves: list[str] = []
-    for _ in range(replay._OPENING_PLIES + 6):
-        game = replay.replay("international", None, moves)
-        played = replay.played("international", None, moves, game.legal_moves()[0])
+    for _ in range(OPENING + 6):
+        game = replay.replay("international", start, moves)
+        played = replay.played("international", start, moves, game.legal_moves()[0])
         moves.append(played.notation[-1])
         truth.play(moves[-1])
         moves.append(str(truth.play(chance.choice(truth.legal_moves()))))  # the other node
-    game = replay.replay("international", None, moves)
+    game = replay.replay("international", start, moves)
     assert replays == [()]  # only the start position was ever built from nothing
     assert game.notation == truth.notation
     assert game.position == truth.position
