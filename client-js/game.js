@@ -2,6 +2,7 @@
 // game/model.js folds the server's messages into state, game/commands.js sends,
 // game/views/* draw one panel each, game/attention.js says "your turn" outside
 // the page. Nothing here knows a rule of draughts.
+import { analysisPanel } from "./analysis.js";
 import { api } from "./api.js";
 import { Board } from "./board.js";
 import { download, h, replace } from "./dom.js";
@@ -347,6 +348,7 @@ class GamePage {
       buttons: h("div", { class: "buttons" }),
       toast: h("div", { class: "toast", role: "status" }),
       chat: h("section", { class: "chat card" }),
+      analysis: h("div", { class: "analysis-area" }),
     };
     this.board = new Board(this.el.boardWrap, {
       onMove: (path, move) => this.playMove(path, move),
@@ -359,7 +361,7 @@ class GamePage {
       h("div", { class: "board-area" }, this.el.topBar, this.el.review, this.el.boardWrap, this.el.bottomBar),
       h("div", { class: "side" },
         this.el.status, this.el.notice, this.el.offer, this.el.moves, this.el.counts,
-        this.el.buttons, this.el.toast, this.el.chat)));
+        this.el.buttons, this.el.toast, this.el.analysis, this.el.chat)));
     replace(this.el.notice, h("p", { class: "notice" }, t("game.loading")));
   }
 
@@ -383,9 +385,26 @@ class GamePage {
     renderButtons(this.el.buttons, this);
     this.renderToast();
     this.chat.render();
+    this.renderAnalysis();
     const game = this.root.querySelector(".game");
     game.dataset.status = s.status;
     game.dataset.reviewing = this.model.reviewing === null ? "" : String(this.model.reviewing);
+  }
+
+  /** The analyst's panel once the game is finished: its graph and lines follow the ply
+   * reviewed, and a click in it reviews that ply. */
+  renderAnalysis() {
+    const s = this.model.state;
+    if (s.status !== "finished" || !s.moves.length) return;
+    if (!this.analysis) {
+      this.analysis = analysisPanel({ game: this.id }, { onSelect: (ply) => this.review(ply) });
+      this.analysis.element.classList.add("card");
+      replace(this.el.analysis, this.analysis.element);
+    }
+    if (this.analysisPly !== this.model.shownPly) {
+      this.analysisPly = this.model.shownPly;
+      this.analysis.select(this.analysisPly);
+    }
   }
 
   renderBoard() {
