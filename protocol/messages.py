@@ -790,6 +790,9 @@ def from_dict(body: Any, registry: Mapping[str, type[_M]]) -> _M:
     return cls(**values)
 
 
+# Speed work (the encoding below, down to ``encode``), kept by bench/relay.py: a move's
+# event is encoded on every move, so its encoding is done the fewest ways it can be.
+#
 # A packer per thread, reused: msgpack.packb makes a packer and its buffer for every
 # call, a sixth of encoding a move's event (which every move sends). A packer keeps
 # its buffer between calls, so threads must not share one: msgpack's C packer holds the
@@ -813,7 +816,7 @@ class Packed(list[Any]):
     made by ``packed``.
 
     The board's pieces and the legal moves are lists of items the server builds once and
-    shares (``server/board.py``), and every move's event sends both: ``encode`` writes
+    shares (``server/core/wire.py``), and every move's event sends both: ``encode`` writes
     their items' bytes, encoded once too, instead of packing them again. Its bytes would
     not follow a change, so every method that would change it raises ``TypeError``
     (the items themselves are shared too, and must be left alone).

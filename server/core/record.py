@@ -2,6 +2,11 @@
 
 A record round-trips through ``to_dict``/``from_dict`` so any store can keep it as
 msgpack; nodes hold nothing that is not in it. Times are server milliseconds.
+
+Speed work, kept by ``bench/relay.py``: the room copies the record on every command
+and the stores turn it into plain data, so ``copy`` and ``to_dict`` are written by hand
+(``_plain``, ``_copied``) instead of ``copy.deepcopy`` and ``dataclasses.asdict``,
+sharing the immutable leaves; the rest of the module is the record itself.
 """
 
 from __future__ import annotations

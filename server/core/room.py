@@ -16,7 +16,7 @@ import hmac
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, TypeVar
 
 from engine import (
     AmbiguousMoveError,
@@ -52,6 +52,7 @@ from server.core.commands import (
     Resign,
     Tick,
 )
+from server.core.events import Audience, RoomEvent
 from server.core.record import CHAT_KEPT, SIDES, GameRecord, SeatRecord, Side, other
 
 # A computer's turn that has waited this long beyond its level's think time is
@@ -64,77 +65,6 @@ RATING_RETRY_MS = 5_000
 # (aborted, ``Reason.WITHDRAWN``), so a stranger never joins a game nobody will play.
 # A grace and not at once: a reload or a phone changing networks keeps the seek.
 SEEK_GRACE_MS = 60_000
-
-# Who may see an event: everyone, only the seated players, only spectators, or one seat.
-Audience = Literal["all", "players", "spectators", "white", "black"]
-
-
-@dataclass(frozen=True, init=False)
-class RoomEvent:
-    message: m.Event
-    audience: Audience = "all"
-    # The encoded frame for those who see it (True) and for the others (False): made
-    # once per event, not once per socket, as every local socket is handed this object.
-    _frames: dict[bool, bytes] = field(default_factory=dict, compare=False, repr=False)
-
-    def __init__(self, message: m.Event, audience: Audience = "all"):
-        # Not the frozen dataclass's own: it sets each field through object.__setattr__,
-        # twice the cost of making the event, and every command makes some.
-        self.__dict__.update(message=message, audience=audience, _frames={})
-
-    @property
-    def v(self) -> int:
-        return self.message.v
-
-    def seen_by(self, side: Side | None) -> bool:
-        """Whether a socket in ``side``'s seat (None: a spectator) may see this event."""
-        if self.audience == "all":
-            return True
-        if self.audience == "players":
-            return side is not None
-        if self.audience == "spectators":
-            return side is None
-        return self.audience == side
-
-    def for_viewer(self, side: Side | None) -> m.Event:
-        """The message itself, or a bare version step for those who may not see it."""
-        return self.message if self.seen_by(side) else m.Skip(v=self.v)
-
-    def frame_for(self, side: Side | None) -> bytes:
-        """``for_viewer(side)`` as the bytes of a binary frame, encoded once per audience."""
-        seen = self.seen_by(side)
-        frame = self._frames.get(seen)
-        if frame is None:
-            frame = self.frame() if seen else m.encode(m.Skip(v=self.v))
-            self._frames[seen] = frame
-        return frame
-
-    def frame(self) -> bytes:
-        """The message itself as the bytes of a binary frame (encoded once)."""
-        frame = self._frames.get(True)
-        if frame is None:
-            frame = self._frames[True] = m.encode(self.message)
-        return frame
-
-    @classmethod
-    def from_frame(cls, frame: bytes, audience: Audience) -> RoomEvent:
-        """The event whose ``frame()`` is ``frame``."""
-        message = m.decode_server(frame)
-        assert isinstance(message, m.Event)
-        event = cls(message, audience)
-        event._frames[True] = frame
-        return event
-
-    def to_dict(self) -> dict[str, object]:
-        return {"audience": self.audience, "message": self.message.to_dict()}
-
-    @classmethod
-    def from_dict(cls, body: dict[str, object]) -> RoomEvent:
-        message = m.from_dict(body["message"], m.SERVER_MESSAGES)
-        assert isinstance(message, m.Event)
-        # Written by ``to_dict`` above, so one of the audiences.
-        return cls(message=message, audience=cast(Audience, body["audience"]))
-
 
 @dataclass(frozen=True)
 class Refusal:

@@ -7,8 +7,8 @@ from typing import Any
 from engine import Game, get_rules
 from protocol import messages as m
 from server.core import permissions, replay, wire
+from server.core.events import RoomEvent
 from server.core.record import SIDES, GameRecord, Side
-from server.core.room import RoomEvent
 
 
 def players(record: GameRecord) -> dict[str, Any]:

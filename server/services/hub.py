@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator
 from typing import Protocol
 
 from protocol.messages import ServerMessage
-from server.core.room import RoomEvent
+from server.core.events import RoomEvent
 from server.services.metrics import Metrics
 from server.store import Resync, Store
 

@@ -26,7 +26,7 @@ from prometheus_client.core import CounterMetricFamily
 from prometheus_client.registry import Collector
 
 from protocol import messages as m
-from server.core.room import RoomEvent
+from server.core.events import RoomEvent
 from server.store import StoreUnavailable
 
 # Relaying a move on one node takes a millisecond or two; over Redis a few more.

@@ -27,9 +27,9 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from protocol.messages import ServerMessage
+from server.core.events import RoomEvent
 from server.core.history import HISTORY_KEPT
 from server.core.record import GameRecord
-from server.core.room import RoomEvent
 
 
 class StoreUnavailable(Exception):

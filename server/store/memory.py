@@ -28,9 +28,9 @@ from typing import Any
 import msgpack
 
 from protocol.messages import ServerMessage
+from server.core.events import Audience, RoomEvent
 from server.core.history import HISTORY_KEPT
 from server.core.record import GameRecord
-from server.core.room import Audience, RoomEvent
 from server.store.base import Listener
 
 log = logging.getLogger(__name__)

@@ -92,9 +92,9 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol import messages as m
 from protocol.messages import ServerMessage, packer
+from server.core.events import RoomEvent
 from server.core.history import HISTORY_KEPT
 from server.core.record import GameRecord, SeatRecord
-from server.core.room import RoomEvent
 from server.store.base import RESYNC, Listener, Resync, StoreUnavailable
 from server.store.redis_pipe import Pipe
 

@@ -29,9 +29,9 @@ from protocol import messages as m
 from protocol.messages import CloseCode, ErrorCode, ProtocolError
 from server.core import commands as c
 from server.core import room, views
+from server.core.events import RoomEvent
 from server.core.names import InvalidName, clean_name
 from server.core.record import GameRecord, Side, other
-from server.core.room import RoomEvent
 from server.net.watchdog import SendWatchdog
 from server.services.games import Games, NotFound, fresh
 from server.services.hub import Hub
