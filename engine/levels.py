@@ -50,6 +50,8 @@ class Level:
     # little more than their noise). With it at 7 as well, 7 v 6 gains the half ply and
     # 8 v 7 keeps its 2.5 times the think time (bench/strength.py; issue 6's notes).
     forward_pruning: bool = False
+    # Exact results of endings with few pieces (engine/endgame.py): level 8 only.
+    endgame: bool = False
 
     def params(self, seed: int | None = None, time_limit: float | None = None,
                node_limit: int | None = None) -> SearchParams:
@@ -57,7 +59,8 @@ class Level:
         budget = self.think_time if time_limit is None else min(self.think_time, time_limit)
         return SearchParams(max_depth=self.max_depth, time_limit=max(0.01, budget),
                             node_limit=node_limit, noise=self.noise, seed=seed,
-                            min_depth=self.min_depth, forward_pruning=self.forward_pruning)
+                            min_depth=self.min_depth, forward_pruning=self.forward_pruning,
+                            endgame=self.endgame)
 
 
 # The time-limited levels' floor: one ply past level 4's fixed depth.
@@ -95,7 +98,7 @@ LEVELS: dict[int, Level] = {
         Level(7, max_depth=MAX_DEPTH, think_time=1.2, noise=12, rating=1850, name="Master",
               min_depth=_FLOOR + 1, forward_pruning=True),
         Level(8, max_depth=MAX_DEPTH, think_time=3.0, noise=0, rating=2000, name="Grandmaster",
-              min_depth=_FLOOR + 2, forward_pruning=True),
+              min_depth=_FLOOR + 2, forward_pruning=True, endgame=True),
     )
 }
 MIN_LEVEL, MAX_LEVEL = min(LEVELS), max(LEVELS)
