@@ -213,7 +213,7 @@ def build(rules: Rules, pieces: int) -> EndgameTable:
     UNKNOWN = 0
     value = array("h", [UNKNOWN]) * total  # d > 0 won in d, -(d + 1) lost in d
     remaining = array("i", [0]) * total  # children not yet known to be won for the mover
-    children: list[array] = [array("i")] * total
+    children: list[array[int]] = [array("i")] * total
     lost_now: list[int] = []  # no legal move
     won_now: list[int] = []  # a move takes the last piece
     low = (1 << shift) - 1

@@ -630,7 +630,7 @@ class Searcher:
         self.tt[key] = (depth, score, flag,
                                             (move.path[0], move.path[-1], move.capmask))
 
-    def _probe(self, own, opp, kings, turn, ply) -> int:
+    def _probe(self, own: int, opp: int, kings: int, turn: int, ply: int) -> int:
         """The endgame table's exact result, as a score: won or lost in d plies from
         here is a win or loss at ``ply + d``, like a win the search found itself."""
         assert self._egtb is not None
