@@ -358,9 +358,9 @@ class GamePage {
     this.board.setCoordinates(this.coordinates);
     this.chat = new ChatView(this.el.chat, this);
     replace(this.root, h("div", { class: "game", "data-game": this.id },
-      h("div", { class: "board-area" }, this.el.topBar, this.el.review, this.el.boardWrap, this.el.bottomBar),
+      h("div", { class: "board-area" }, this.el.topBar, this.el.boardWrap, this.el.bottomBar),
       h("div", { class: "side" },
-        this.el.status, this.el.notice, this.el.offer, this.el.moves, this.el.counts,
+        this.el.status, this.el.review, this.el.notice, this.el.offer, this.el.moves, this.el.counts,
         this.el.buttons, this.el.toast, this.el.analysis, this.el.chat)));
     replace(this.el.notice, h("p", { class: "notice" }, t("game.loading")));
   }

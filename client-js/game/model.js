@@ -225,8 +225,10 @@ const FOLDS = {
   },
   presence(model, msg, now) {
     const gone = msg.present ? null : now;
+    // "Back" only for someone seen leaving, not for an opponent's first arrival.
+    const wasAway = model.state.players?.[msg.side]?.goneAt != null;
     model.patchPlayer(msg.side, { present: msg.present, goneAt: gone, claim_at: msg.present ? null : msg.claim_at ?? null });
-    if (msg.present && msg.side !== model.you && model.you) return [{ flash: "game.opponent_back" }];
+    if (msg.present && wasAway && msg.side !== model.you && model.you) return [{ flash: "game.opponent_back" }];
     return [];
   },
   claimable(model, msg) {

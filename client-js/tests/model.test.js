@@ -123,3 +123,11 @@ test("the tab title says whose turn it is", () => {
   assert.equal(turnTitle(true, "Brazilian · Kondavo", "Your turn"), "● Your turn — Brazilian · Kondavo");
   assert.equal(turnTitle(false, "Brazilian · Kondavo", "Your turn"), "Brazilian · Kondavo");
 });
+
+test("an opponent is said to be back only after being seen leaving", () => {
+  const model = new GameModel();
+  model.fold(state({ players: { white: {}, black: { present: false } } }), 0);
+  assert.deepEqual(model.fold({ t: "presence", v: 6, side: "black", present: true }, 10), []);
+  model.fold({ t: "presence", v: 7, side: "black", present: false }, 20);
+  assert.deepEqual(model.fold({ t: "presence", v: 8, side: "black", present: true }, 30), [{ flash: "game.opponent_back" }]);
+});

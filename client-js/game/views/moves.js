@@ -52,8 +52,11 @@ export function renderReviewBar(el, page) {
   }
   el.hidden = false;
   const behind = model.ply - model.reviewing;
+  const move = model.state.moves[model.reviewing - 1];
+  const where = move ? t("game.reviewing", { ply: model.reviewing, move }) : t("game.reviewing_start");
+  const ahead = t(behind === 1 ? "game.review_behind_one" : "game.review_behind", { n: behind });
   replace(el,
-    h("span", { class: "text" }, t("game.reviewing", { ply: model.reviewing, behind })),
+    h("span", { class: "text" }, `${where} ${ahead}`),
     h("button", { type: "button", class: "back-to-game primary", onclick: () => page.review(model.ply) },
       t("game.back_to_game")));
 }
