@@ -300,3 +300,35 @@ def test_every_page_in_german_has_no_english_only_string(open_page, server):
     assert any("Klassisch / Englisch" in c for c in cards)
     assert any("Polnisch / International" in c for c in cards)
     assert not any("Internationale Regeln" in c for c in cards)
+
+
+def test_a_spectators_line_after_the_game_is_labelled_once(open_page, server):
+    white, black = friends(open_page, server, variant="english")
+    white.page.locator("button.abort").click()
+    white.banner().wait_for()
+    spectator = open_page(white.page.url)
+    spectator.locator(".chat-input").fill("well played")
+    spectator.locator(".chat button[type=submit]").click()
+    line = white.page.locator('.chat .line[data-channel="spectators"]')
+    line.wait_for()
+    assert line.inner_text() == "[Spectators] well played"
+
+
+def test_the_lobby_says_who_plays_which_colour_and_coordinates_can_be_hidden(open_page, server):
+    post(server, "/api/games", {"variant": "brazilian", "opponent": "open", "color": "black"})
+    home = open_page("/", locale="de-DE")
+    row = home.locator("table.open-games tr", has_text="Brasilianisch").first
+    row.wait_for()
+    assert "Anonym spielt Schwarz" in row.inner_text() and "(" not in row.inner_text()
+    created = post(server, "/api/games", {
+        "variant": "international", "opponent": "computer", "level": 1, "color": "white"})
+    me = seated(open_page, server, created, width=375, height=667)
+    me.wait_turn(1)
+    numbers = me.page.locator("svg.board .coords text")
+    assert numbers.count() == 50
+    assert numbers.first.bounding_box()["height"] >= 8  # legible on a phone
+    me.page.locator("button.coords-toggle").click()
+    assert numbers.count() == 0
+    me.page.reload()
+    me.wait_turn(1)
+    assert numbers.count() == 0  # the choice is kept
