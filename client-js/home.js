@@ -5,7 +5,7 @@ import { h, replace } from "./dom.js";
 import { has, t } from "./i18n/index.js";
 import { Lobby } from "./lobby.js";
 import { rememberSeat } from "./seats.js";
-import { VARIANTS } from "./variants.js";
+import { DEFAULT_VARIANT, VARIANTS } from "./variants.js";
 
 export const CLOCKS = [
   { id: "1+0", initial_s: 60, increment_s: 0 },
@@ -28,7 +28,7 @@ function loadChoices() {
   }
   const wanted = new URLSearchParams(location.search).get("variant");
   return {
-    variant: VARIANTS.includes(wanted) ? wanted : VARIANTS.includes(saved.variant) ? saved.variant : "international",
+    variant: VARIANTS.includes(wanted) ? wanted : VARIANTS.includes(saved.variant) ? saved.variant : DEFAULT_VARIANT,
     clock: CLOCKS.some((c) => c.id === saved.clock) ? saved.clock : "5+3",
     colour: COLOURS.includes(saved.colour) ? saved.colour : "random",
     opponent: OPPONENTS.includes(saved.opponent) ? saved.opponent : "friend",

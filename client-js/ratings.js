@@ -4,10 +4,10 @@ import { api } from "./api.js";
 import { h, replace } from "./dom.js";
 import { has, t } from "./i18n/index.js";
 import { publicId } from "./seats.js";
-import { VARIANTS } from "./variants.js";
+import { DEFAULT_VARIANT, VARIANTS } from "./variants.js";
 
 export function mount(root, { variant }) {
-  const chosen = VARIANTS.includes(variant) ? variant : "international";
+  const chosen = VARIANTS.includes(variant) ? variant : DEFAULT_VARIANT;
   let board = null; // {variant, players}
   let error = "";
 

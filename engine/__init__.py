@@ -20,10 +20,11 @@ from .game import Game, Reason, Result, Status
 from .move import Move
 from .position import Position
 from .rules import Color, CrowningInCapture, DrawRule, Rules
-from .variants import VARIANTS, get_rules
+from .variants import DEFAULT_VARIANT, VARIANTS, get_rules
 
 __all__ = [
-    "AmbiguousMoveError", "Color", "CrowningInCapture", "DrawRule", "EngineError", "Game",
+    "DEFAULT_VARIANT", "AmbiguousMoveError", "Color", "CrowningInCapture", "DrawRule",
+    "EngineError", "Game",
     "GameOverError", "IllegalMoveError", "InvalidFenError", "InvalidMoveError",
     "InvalidPdnError", "InvalidSquareError", "Move", "PdnAmbiguousMoveError", "PdnMoveError",
     "PdnSyntaxError", "PdnTagError", "Position", "Reason", "Result", "Rules",

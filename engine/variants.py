@@ -211,6 +211,9 @@ TURKISH = Rules(
 VARIANTS: dict[str, Rules] = {
     r.id: r for r in (ENGLISH, INTERNATIONAL, BRAZILIAN, RUSSIAN, SPANISH, ITALIAN, TURKISH)
 }
+# The rule set a game gets when none is named: the API's default and the home page's
+# first choice (client-js/variants.js mirrors it; tests/e2e/test_site.py checks).
+DEFAULT_VARIANT = ENGLISH.id
 
 
 def get_rules(variant: str) -> Rules:

@@ -16,7 +16,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
-from engine import VARIANTS, EngineError, Result, UnknownVariantError, get_rules
+from engine import DEFAULT_VARIANT, VARIANTS, EngineError, Result, UnknownVariantError, get_rules
 from engine.pdn import write_pdn
 from protocol.messages import NAME_MAX_SENT, PROTOCOL_VERSION, ErrorCode, sentence
 from server.core import history, ratings, replay, room, views
@@ -141,7 +141,7 @@ def _clock(body: dict[str, Any]) -> tuple[int | None, int]:
 
 
 def _variant(body: dict[str, Any]) -> str:
-    variant = body.get("variant", "english")
+    variant = body.get("variant", DEFAULT_VARIANT)
     if not isinstance(variant, str):
         known = ", ".join(VARIANTS)
         raise BadRequest(ErrorCode.API_BAD_VARIANT, variant="(not a string)", known=known)

@@ -24,7 +24,7 @@ def start_computer_game(open_page, variant: str, level: int, rated: bool) -> Pla
 def test_a_game_against_the_computer_started_by_clicks_gets_its_replies(open_page):
     me = start_computer_game(open_page, "brazilian", level=1, rated=True)
     top = me.page.locator('.player-bar[data-side="black"]')
-    top.locator(".name").filter(has_text="Computer level 1").wait_for()
+    top.locator(".name").filter(has_text="Computer, level 1").wait_for()
     assert top.locator(".rating").inner_text() == "700"
     assert me.page.locator(".notice.rated").count() == 1
     for ply in (1, 3, 5):

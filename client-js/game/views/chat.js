@@ -2,13 +2,14 @@
 // the other channel's lines after the game, labelled once by their channel.
 import { h, replace } from "../../dom.js";
 import { t } from "../../i18n/index.js";
+import { CHAT_MAX_CHARS } from "../../protocol.js";
 
 export class ChatView {
   constructor(el, page) {
     this.el = el;
     this.page = page;
     this.lines = h("div", { class: "lines", "aria-live": "polite" });
-    this.input = h("input", { type: "text", maxlength: 140, autocomplete: "off", class: "chat-input" });
+    this.input = h("input", { type: "text", maxlength: CHAT_MAX_CHARS, autocomplete: "off", class: "chat-input" });
     this.title = h("h2", {});
     this.button = h("button", { type: "submit" });
     const form = h("form", {}, this.input, this.button);
