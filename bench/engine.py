@@ -2,6 +2,7 @@
 set, against py-draughts on the same positions in the same run (perft and move generation).
 
     .venv/bin/python bench/engine.py [--py-draughts /path/to/other-venv/bin/python]
+    .venv/bin/python bench/engine.py --baseline 63ae8e0 --search-depth 6   # search only
 
 py-draughts also imports as ``draughts``, so it lives in its own virtual environment:
 
@@ -20,6 +21,7 @@ import json
 import random
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -117,6 +119,60 @@ def search_nodes(positions: list[Position], depth: int) -> int:
                for pos in positions)
 
 
+BASELINE_SEARCH = r'''
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+from engine import Position, get_rules
+from engine.search import Searcher, SearchParams
+job = json.loads(sys.stdin.read())
+rules = get_rules(job["variant"])
+positions = [Position.from_fen(rules, f) for f in job["fens"]]
+start = time.process_time()
+nodes = sum(Searcher(rules).search(p, params=SearchParams(max_depth=job["depth"], seed=1)).nodes
+            for p in positions)
+print(json.dumps({"nodes": nodes, "seconds": time.process_time() - start}))
+'''
+
+
+def search_vs_baseline(revision: str, depth: int, rounds: int) -> dict:
+    """Search nodes/s at fixed depth of the working tree and of git revision
+    ``revision`` (its ``engine/`` extracted to a temporary folder, searched in a child
+    process), on the same positions, rounds interleaved, the best of each kept. Per
+    CPU second of the searching process, not wall time: on a shared machine the wall
+    clock measures the neighbours as much as the code."""
+    root = Path(__file__).resolve().parent.parent
+    out: dict = {}
+    with tempfile.TemporaryDirectory(prefix="kondavo-baseline-") as folder:
+        archive = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", revision,
+                                  "engine"], check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
+        best = {v: [0.0, 0.0, 0, 0] for v in VARIANTS}  # ours n/s, theirs n/s, nodes
+        positions = {v: search_positions(v, 8) for v in VARIANTS}
+        for _ in range(rounds):
+            for variant in VARIANTS:
+                cpu = time.process_time()
+                nodes = search_nodes(positions[variant], depth)
+                secs = time.process_time() - cpu
+                job = json.dumps({"variant": variant, "depth": depth,
+                                  "fens": [p.fen() for p in positions[variant]]})
+                got = json.loads(subprocess.run(
+                    [sys.executable, "-c", BASELINE_SEARCH, folder], input=job,
+                    capture_output=True, text=True, check=True).stdout)
+                b = best[variant]
+                b[0] = max(b[0], nodes / secs)
+                b[1] = max(b[1], got["nodes"] / got["seconds"])
+                b[2], b[3] = nodes, got["nodes"]
+    print(f"search at depth {depth}, 8 positions a rule set, best of {rounds} rounds, nodes "
+          f"per CPU second: working tree against {revision}")
+    for variant, (ours, theirs, n_ours, n_theirs) in best.items():
+        out[variant] = {"nps": round(ours), "baseline_nps": round(theirs),
+                        "ratio": round(ours / theirs, 3), "nodes": n_ours,
+                        "baseline_nodes": n_theirs}
+        print(f"{variant:<14} {ours:>9,.0f} n/s ({n_ours} nodes)   {revision}: "
+              f"{theirs:>9,.0f} n/s ({n_theirs} nodes)   x{ours / theirs:.2f}")
+    return out
+
+
 def timed(fn, *args) -> tuple[int, float]:
     start = time.perf_counter()
     result = fn(*args)
@@ -169,7 +225,14 @@ def main() -> None:
                         help="move generations per timed chunk")
     parser.add_argument("--search-depth", type=int, default=6,
                         help="plies of the fixed-depth search timed on 8 positions a rule set")
+    parser.add_argument("--baseline", metavar="REV",
+                        help="only the fixed-depth search, against git revision REV's in "
+                             "the same run (nodes/s of both and their ratio)")
     args = parser.parse_args()
+    if args.baseline:
+        print(json.dumps({"search_vs_baseline": search_vs_baseline(
+            args.baseline, args.search_depth, ROUNDS)}))
+        return
 
     figures: dict = {"perft_nps": {}, "perft_public_nps": {}, "movegen_us": {},
                      "search_nps": {}, "vs_py_draughts": {}}
