@@ -54,6 +54,10 @@ export const api = {
   positions(game, from = 0) {
     return request("GET", `/api/games/${encodeURIComponent(game)}/positions?from=${from}`);
   },
+  /** Games from PDN text or a FEN: {pdn | fen, variant} -> {games, layouts} (nothing stored). */
+  importGames(body) {
+    return request("POST", "/api/import", body);
+  },
   pdn(game) {
     return request("GET", `/api/games/${encodeURIComponent(game)}/pdn`);
   },

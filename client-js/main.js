@@ -7,6 +7,7 @@ const ROUTES = [
   [/^\/$/, () => import("./home.js"), () => ({})],
   [/^\/g\/([A-Za-z0-9_-]+)\/?$/, () => import("./game.js"), (m) => ({ id: m[1] })],
   [/^\/rules\/?([a-z]*)\/?$/, () => import("./rules.js"), (m) => ({ variant: m[1] || null })],
+  [/^\/import\/?$/, () => import("./import/page.js"), () => ({})],
   [/^\/ratings\/?([a-z]*)\/?$/, () => import("./ratings.js"), (m) => ({ variant: m[1] || null })],
 ];
 
@@ -25,7 +26,8 @@ function renderHeader() {
     }, code.toUpperCase())));
   replace(top,
     h("a", { class: "brand", href: "/" }, h("img", { src: "/static/favicon.svg", alt: "" }), t("site.name")),
-    h("nav", {}, h("a", { href: "/rules" }, t("site.rules")), " ", h("a", { href: "/ratings" }, t("site.ratings"))),
+    h("nav", {}, h("a", { href: "/rules" }, t("site.rules")), " ", h("a", { href: "/ratings" }, t("site.ratings")),
+      " ", h("a", { href: "/import" }, t("site.import"))),
     switcher);
 }
 
