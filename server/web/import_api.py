@@ -106,6 +106,8 @@ def _parse(request: Request, raw: bytes) -> tuple[str, str, str | None]:
 
 
 def _rules(variant: str | None) -> Rules:
+    # Not the site's default rule set: a PDN game without a GameType tag is International
+    # by the PDN standard (GameType 20), and the reader's default is that too.
     try:
         return get_rules(variant or "international")
     except UnknownVariantError:
