@@ -15,8 +15,11 @@ Scores are in hundredths of a man, from the side to move's point of view.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
+from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .rules import Rules
@@ -30,6 +33,8 @@ MAN = 100
 # distance in plies; anything above WIN_BOUND is a forced win.
 WIN = 1_000_000
 WIN_BOUND = WIN - 10_000
+# Weights fitted to game outcomes (tools/texel.py), by rule set id; small, shipped.
+WEIGHTS_FILE = Path(__file__).with_name("data") / "weights.json"
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,26 @@ class Weights:
 
 
 def weights_for(rules: Rules) -> Weights:
+    """The rule set's weights: fitted ones from ``data/weights.json`` (``tools/texel.py``
+    writes them, keyed by the rule set's id) where there are some, else ``derived_weights``."""
+    fitted = _fitted().get(rules.id)
+    derived = derived_weights(rules)
+    if not fitted:
+        return derived
+    known = {f.name for f in fields(Weights)}
+    return replace(derived, **{k: int(v) for k, v in fitted.items() if k in known})
+
+
+@cache
+def _fitted() -> dict[str, dict[str, int]]:
+    try:
+        stored: dict[str, dict[str, int]] = json.loads(WEIGHTS_FILE.read_text())
+    except FileNotFoundError:
+        return {}
+    return stored
+
+
+def derived_weights(rules: Rules) -> Weights:
     """Weights from the rule set's fields: king range and geometry set the king's worth."""
     board = rules.board
     if not rules.flying_kings:
