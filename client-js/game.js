@@ -15,7 +15,7 @@ import { Attention } from "./game/attention.js";
 import { Commands } from "./game/commands.js";
 import { forcedHint } from "./game/hint.js";
 import { GameModel, isOver, ordering, OTHER } from "./game/model.js";
-import { resolvePremove } from "./game/premove.js";
+import { nextPremove, resolvePremove } from "./game/premove.js";
 import { renderButtons } from "./game/views/buttons.js";
 import { ChatView } from "./game/views/chat.js";
 import { renderCounts } from "./game/views/counts.js";
@@ -240,13 +240,7 @@ class GamePage {
 
   premoveClick(label) {
     const s = this.model.state;
-    const pm = this.premove;
-    const own = s.pieces.some((p) => p[0] === label && p[1] === s.you);
-    const empty = !s.pieces.some((p) => p[0] === label);
-    if (!pm && own) this.premove = [label];
-    else if (pm && own && pm.length === 1) this.premove = [label];
-    else if (pm && empty && label !== null) this.premove = [...pm, label];
-    else this.premove = null;
+    this.premove = nextPremove(this.premove, label, (sq) => s.pieces.some((p) => p[0] === sq && p[1] === s.you));
     this.board.setPremove(this.premove);
   }
 

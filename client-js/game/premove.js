@@ -9,3 +9,14 @@ export function resolvePremove(legal, path) {
   const fits = matchMoves(legal ?? [], path[0], path.slice(1, -1), path.at(-1));
   return fits.length === 1 ? fits[0].move : null;
 }
+
+/**
+ * The premove after a click on `label` (null: off the board): a click on one of your
+ * pieces starts one from it (or, on the piece just chosen, cancels), a click on any
+ * other square adds a landing, as the position may have changed by the time it counts.
+ */
+export function nextPremove(premove, label, isOwn) {
+  if (label === null) return null;
+  if (isOwn(label)) return premove?.length === 1 && premove[0] === label ? null : [label];
+  return premove ? [...premove, label] : null;
+}

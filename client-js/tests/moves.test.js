@@ -48,3 +48,15 @@ test("a click on a piece that may not move names the pieces that must capture", 
 test("squares are listed as a sentence", () => {
   assert.equal(listSquares(["22", "26", "31"], t), "22, 26 and 31");
 });
+
+test("premove clicks: your piece starts one, other squares are landings, off the board cancels", async () => {
+  const { nextPremove } = await import("../game/premove.js");
+  const own = (sq) => ["28", "32"].includes(sq);
+  assert.deepEqual(nextPremove(null, "28", own), ["28"]);
+  assert.deepEqual(nextPremove(["28"], "17", own), ["28", "17"]); // occupied now, maybe empty later
+  assert.deepEqual(nextPremove(["28", "17"], "8", own), ["28", "17", "8"]);
+  assert.deepEqual(nextPremove(["28", "17"], "32", own), ["32"]);
+  assert.equal(nextPremove(["28"], "28", own), null);
+  assert.equal(nextPremove(["28"], null, own), null);
+  assert.equal(nextPremove(null, "17", own), null);
+});

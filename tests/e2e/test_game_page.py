@@ -332,3 +332,35 @@ def test_the_lobby_says_who_plays_which_colour_and_coordinates_can_be_hidden(ope
     me.page.reload()
     me.wait_turn(1)
     assert numbers.count() == 0  # the choice is kept
+
+
+def test_a_premove_against_the_computer_is_played_if_legal_when_its_turn_comes(
+    open_page, server
+):
+    from engine import Game, get_rules
+
+    # Level 8 thinks about 3 s a move: time enough to premove during its turn. Its reply
+    # to 32-28 is 17-22 (no noise at level 8), which 28x17 then takes; were it another
+    # move, the premove would have to be dropped instead, and that is checked too.
+    created = post(server, "/api/games", {
+        "variant": "international", "opponent": "computer", "level": 8, "color": "white"})
+    me = seated(open_page, server, created)
+    me.play(["32", "28"], 1)
+    me.click("28")
+    me.click("17")
+    assert me.page.locator("svg.board").get_attribute("data-premove") == "28-17"
+    me.wait_ply(2)
+    me.page.wait_for_function(
+        "() => !window.kondavo.pending && (window.kondavo.state.moves.length === 3"
+        " || window.kondavo.state.legal.length > 0)")
+    moves = me.page.evaluate("window.kondavo.state.moves")
+    game = Game(get_rules("international"))
+    for notation in moves[:2]:
+        game.play(notation)
+    fits = [m for m in game.legal_moves() if m.to_dict()["path"] == ["28", "17"]]
+    if fits:
+        me.wait_ply(3)
+        assert me.page.evaluate("window.kondavo.state.moves")[2] == fits[0].to_dict()["notation"]
+    else:
+        assert len(moves) == 2
+    assert me.page.locator("svg.board").get_attribute("data-premove") == ""
