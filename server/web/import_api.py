@@ -12,13 +12,16 @@ stored: the answer is all there is.
 
 The body is limited: a Content-Length above the limit is refused before anything is
 read, and a body without one is counted while it is read (413 ``api/too_large``).
-Reading runs in a worker thread so a large file never holds the event loop alone.
+Reading runs in a worker thread so a large file never holds the event loop alone, at
+most ``READING_AT_ONCE`` at a time, and ``IMPORTS_PER_ADDRESS`` per client address in
+``IMPORTS_WINDOW_S`` (429 ``rate/limited``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 from starlette.requests import ClientDisconnect, Request
@@ -29,23 +32,55 @@ from engine.errors import InvalidPdnError
 from protocol.messages import ErrorCode
 from server.core import imported
 from server.web.api import BadRequest
+from server.web.limits import Window, client_ip
 
-# About 1,500 games of 80 plies; reading that takes about a second on one core, and the
-# answer (a FEN per ply) is about ten times the text.
+# About 360 games of 80 plies (28,000 plies); the answer, a FEN per ply, is about fifteen
+# times the text (3.8 MB). Reading 5,000 plies took 0.1 s on an idle core here.
 MAX_IMPORT_BYTES = 256 * 1024
 MAX_FEN_CHARS = 1000
 _RAW_TYPES = ("text/", "application/x-pdn", "application/x-chess-pdn")
+# Reading costs CPU that nothing else bounds: imports per client address in a window,
+# and how many are read at once on a node (the others wait their turn).
+IMPORTS_PER_ADDRESS = 30
+IMPORTS_WINDOW_S = 60.0
+READING_AT_ONCE = 2
+
+
+class ImportGate:
+    """One per app, made on the first import (so the app's lifespan need not know it)."""
+
+    def __init__(self) -> None:
+        self.windows: dict[str, Window] = {}
+        self.reading = asyncio.Semaphore(READING_AT_ONCE)
+
+    def allow(self, ip: str) -> bool:
+        if len(self.windows) > 10_000:  # a flood of addresses: start counting afresh
+            self.windows.clear()
+        window = self.windows.setdefault(ip, Window(IMPORTS_PER_ADDRESS, IMPORTS_WINDOW_S))
+        return window.allow(time.monotonic())
+
+
+def _gate(request: Request) -> ImportGate:
+    state = request.app.state
+    gate: ImportGate | None = getattr(state, "import_gate", None)
+    if gate is None:
+        gate = state.import_gate = ImportGate()
+    return gate
 
 
 async def import_games(request: Request) -> Response:
+    gate = _gate(request)
     try:
         raw = await _limited_body(request)
+        if not gate.allow(client_ip(request.scope, request.app.state.trusted_networks)):
+            raise BadRequest(ErrorCode.RATE_LIMITED, 429, what="imports from this address")
         kind, text, variant = _parse(request, raw)
         rules = _rules(variant)
-        if kind == "fen":
-            answer = await asyncio.to_thread(_fen_answer, text, rules)
-        else:
-            answer = await asyncio.to_thread(_pdn_answer, text, rules)
+        async with gate.reading:
+            if kind == "fen":
+                answer = await asyncio.to_thread(_fen_answer, text, rules)
+            else:
+                answer = await asyncio.to_thread(_pdn_answer, text, rules)
     except BadRequest as bad:
         return bad.response()
     return JSONResponse(answer)

@@ -13,7 +13,7 @@ import pytest
 
 from engine import Game, get_rules
 from protocol.client import HttpError, Kondavo
-from server.web.import_api import MAX_IMPORT_BYTES
+from server.web.import_api import IMPORTS_PER_ADDRESS, MAX_IMPORT_BYTES
 
 DATA = Path(__file__).resolve().parents[1] / "engine" / "data"
 
@@ -185,3 +185,12 @@ async def test_a_script_may_post_the_pdn_file_itself_as_text(live):
     )
     assert status == 200 and answer["games"][0]["variant"] == "english"
     assert [m["notation"] for m in answer["games"][0]["moves"]] == ["9-14", "22-17"]
+
+
+async def test_one_address_may_import_only_so_often_and_is_told_so(k: Kondavo):
+    body = {"fen": "W:W31:B19", "variant": "international"}
+    for _ in range(IMPORTS_PER_ADDRESS):
+        await k.request("POST", "/api/import", body)
+    error = await refused(k.request("POST", "/api/import", body))
+    assert (error.status, error.code) == (429, "rate/limited")
+    assert "imports" in error.message
