@@ -268,6 +268,42 @@ export default {
     provisional: "Vorläufig: noch zu wenige Partien",
     hint: "Glicko-2-Wertungszahlen, eine Liste je Regelwerk. Eine Zahl mit ? ist vorläufig. Die Stufen des Computers haben feste Wertungen (Stufe 1: 700 … Stufe 8: 2000).",
   },
+  rules_examples: {
+    start: "Grundstellung",
+    examples: "Beispiele",
+    before: "Vorher",
+    after: "Nachher",
+    move: "Zug: {move}",
+    loading: "Die Bretter werden geladen…",
+    english: {
+      free_choice: "Freie Schlagwahl: Schwarz darf mit 4x11 einen Stein schlagen, obwohl 7x14x21 zwei schlagen würde. Ein begonnener Schlagzug muss aber zu Ende geführt werden.",
+      crowning: "Ein Stein, der die letzte Reihe erreicht, wird zur Dame: 25-29 macht den schwarzen Stein zur Dame. Wird ein Stein beim Schlagen zur Dame, endet der Zug dort.",
+    },
+    international: {
+      majority: "Mehrheitsschlag: Der Schlagzug, der die meisten Steine schlägt, ist Pflicht. Weiß muss 26x17x6 spielen (zwei Steine); 16x7 mit nur einem Stein ist nicht erlaubt. Steine schlagen auch rückwärts.",
+      crowning: "Ein Stein, der seinen Zug auf der letzten Reihe beendet, wird zur Dame: 10-5. Berührt er die letzte Reihe nur während eines Schlagzugs, bleibt er ein Stein.",
+    },
+    brazilian: {
+      backward: "Die Regeln des internationalen Damespiels auf dem 8x8-Brett: Steine schlagen auch rückwärts. Der weiße Stein auf g7 schlägt mit g7xe5xc7 zwei Steine rückwärts.",
+      crowning: "Ein Stein, der seinen Zug auf der letzten Reihe beendet, wird zur Dame: a7-b8. Damen fliegen: Sie ziehen und schlagen über ganze Diagonalen.",
+    },
+    russian: {
+      crowned_mid_capture: "Ein Stein, der beim Schlagen die letzte Reihe erreicht, wird sofort zur Dame und schlägt als Dame weiter: Bei b6:d8:h4 wird er auf d8 zur Dame und schlägt als Dame auch g5, bis nach h4.",
+      crowning: "Ein Stein, der die letzte Reihe erreicht, wird zur Dame: a7-b8. Schlagen ist Pflicht, doch welchen Schlagzug er spielt, entscheidet der Spieler.",
+    },
+    spanish: {
+      most_kings: "Erst die meisten Steine, dann die meisten Damen: Beide Schlagzüge schlagen je einen Stein; Pflicht ist der, der dabei eine Dame nimmt: 1x10, nicht 14x23.",
+      crowning: "Ein Stein, der seinen Zug auf der letzten Reihe beendet, wird zur Dame: 25-29. Damen fliegen entlang der Diagonalen; Steine schlagen nur vorwärts.",
+    },
+    italian: {
+      king_first: "Bei gleich großen Schlagzügen geht Schlagen mit der Dame vor Schlagen mit einem Stein: Weiß muss mit der Dame 12x3 schlagen, nicht mit dem Stein 11x4. Steine dürfen nie Damen schlagen.",
+      crowning: "Ein Stein, der die letzte Reihe erreicht, wird zur Dame: 8-4. Italienische Damen ziehen nur ein Feld weit.",
+    },
+    turkish: {
+      orthogonal: "Steine ziehen und schlagen gerade nach vorn und zur Seite, nie diagonal, und ein geschlagener Stein verlässt das Brett sofort: g2xe2xc2 schlägt zwei Steine seitwärts.",
+      crowning: "Ein Stein, der die letzte Reihe erreicht, wird zur Dame: a7-a8. Damen ziehen wie Türme im Schach, beliebig weit auf Reihen und Linien.",
+    },
+  },
   rules_page: {
     title: "{name}: die Regeln",
     all: "Alle Spielarten",

@@ -268,6 +268,42 @@ export default {
     provisional: "Provisional: too few games to be sure",
     hint: "Glicko-2 ratings, one list per rule set. A rating with ? is provisional. The computer's levels have fixed ratings (level 1: 700 … level 8: 2000).",
   },
+  rules_examples: {
+    start: "Start position",
+    examples: "Examples",
+    before: "Before",
+    after: "After",
+    move: "Move: {move}",
+    loading: "Loading the boards…",
+    english: {
+      free_choice: "Free choice of capture: Black may take one piece with 4x11 although 7x14x21 would take two. Once begun, a capture must be completed.",
+      crowning: "A man reaching the far row becomes a king: 25-29 crowns Black's man. A man crowned during a capture stops there.",
+    },
+    international: {
+      majority: "Majority capture: the capture that takes the most pieces is compulsory. White must play 26x17x6 (two pieces); 16x7, taking one, is not allowed. Men capture backwards too.",
+      crowning: "A man that ends its move on the far row becomes a king: 10-5. A man that only passes the far row during a capture stays a man.",
+    },
+    brazilian: {
+      backward: "The rules of International draughts on the 8x8 board: men capture backwards as well. White's man on g7 takes two, backwards, with g7xe5xc7.",
+      crowning: "A man that ends its move on the far row becomes a king: a7-b8. Kings fly: they move and capture along whole diagonals.",
+    },
+    russian: {
+      crowned_mid_capture: "A man that reaches the far row during a capture is crowned at once and goes on capturing as a king: in b6:d8:h4 it is crowned on d8 and, as a king, takes g5 too, landing on h4.",
+      crowning: "A man reaching the far row becomes a king: a7-b8. Capturing is compulsory, but the player chooses which capture.",
+    },
+    spanish: {
+      most_kings: "Most pieces, then most kings: both captures take one piece, so the one that takes a king is compulsory: 1x10, not 14x23.",
+      crowning: "A man that ends its move on the far row becomes a king: 25-29. Kings fly along the diagonals; men capture only forwards.",
+    },
+    italian: {
+      king_first: "Between captures of the same size, a capture with a king comes before a capture with a man: White must take with the king, 12x3, not with the man, 11x4. Men may never capture kings.",
+      crowning: "A man reaching the far row becomes a king: 8-4. Italian kings move one square at a time.",
+    },
+    turkish: {
+      orthogonal: "Pieces move and capture straight ahead and sideways, never diagonally, and a captured piece leaves the board at once: g2xe2xc2 takes two pieces sideways.",
+      crowning: "A man reaching the far row becomes a king: a7-a8. Kings move like rooks in chess, any distance along rows and files.",
+    },
+  },
   rules_page: {
     title: "{name}: the rules",
     all: "All rule sets",

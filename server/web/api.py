@@ -19,7 +19,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from engine import DEFAULT_VARIANT, VARIANTS, EngineError, Result, UnknownVariantError, get_rules
 from engine.pdn import write_pdn
 from protocol.messages import NAME_MAX_SENT, PROTOCOL_VERSION, ErrorCode, sentence
-from server.core import history, ratings, replay, room, views
+from server.core import examples, history, ratings, replay, room, views
 from server.core.commands import Join
 from server.core.names import InvalidName, clean_name
 from server.core.record import GameRecord, SeatRecord
@@ -361,6 +361,18 @@ async def game_positions(request: Request) -> Response:
         ply = f"a ply from 0 to {len(record.moves)}"
         return refusal(ErrorCode.API_BAD_FIELD, field="from", expected=ply)
     return JSONResponse({"game": record.id, "plies": views.positions(record, int(raw))})
+
+
+async def rule_examples(request: Request) -> Response:
+    """The start position and worked examples of one rule set, for its rules page."""
+    try:
+        answer = examples.examples(request.path_params["variant"])
+    except UnknownVariantError:
+        shown = request.path_params["variant"][:40]
+        return refusal(
+            ErrorCode.API_BAD_VARIANT, 404, variant=f"'{shown}'", known=", ".join(VARIANTS)
+        )
+    return JSONResponse(answer, headers={"cache-control": "public, max-age=3600"})
 
 
 async def game_pdn(request: Request) -> Response:

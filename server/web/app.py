@@ -213,6 +213,7 @@ def create_app(
         Route("/api/games/{id}/positions", api.game_positions),
         Route("/api/import", import_api.import_games, methods=["POST"]),
         Route("/api/lobby", api.lobby_listing),
+        Route("/api/rules/{variant}/examples", api.rule_examples),
         Route("/api/players/{id}/games", api.player_games),
         Route("/api/players/{id}/games.pdn", api.player_games_pdn),
         Route("/api/analysis", analysis_api.analyse, methods=["POST"]),
