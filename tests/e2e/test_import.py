@@ -4,9 +4,13 @@ position against the computer."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from e2e_support import artifacts_dir
 
 from engine import Game, get_rules
+
+REPO_DATA = Path(__file__).resolve().parents[1] / "engine" / "data"
 
 TWO_GAMES = """[Event "Club evening"]
 [White "Anna"]
@@ -180,3 +184,16 @@ def test_the_import_page_fits_a_phone_and_a_laptop(open_page):
         # Nothing runs off the side of the window.
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         page.screenshot(path=str(artifacts_dir() / f"import-{width}x{height}.png"), full_page=True)
+
+
+def test_where_our_draw_rules_would_have_ended_the_game_is_said_at_that_ply(open_page):
+    text = (REPO_DATA / "repetition.pdn").read_text()
+    page = open_page("/import")
+    read(page, text)
+    page.locator('.movelist .mv[data-ply="8"]').click()
+    note = page.locator(".replay-position .draw-passed")
+    note.wait_for()
+    assert "threefold repetition" in note.inner_text()
+    page.locator('.movelist .mv[data-ply="9"]').click()
+    page.locator('.movelist[data-shown="9"]').wait_for()
+    assert note.count() == 0  # the game went on, and so does the replay
