@@ -197,3 +197,13 @@ def test_where_our_draw_rules_would_have_ended_the_game_is_said_at_that_ply(open
     page.locator('.movelist .mv[data-ply="9"]').click()
     page.locator('.movelist[data-shown="9"]').wait_for()
     assert note.count() == 0  # the game went on, and so does the replay
+
+
+def test_an_opened_pdn_file_is_read_at_once(open_page):
+    page = open_page("/import")
+    page.locator("input.pdn-file").set_input_files(
+        files=[{"name": "club.pdn", "mimeType": "text/plain", "buffer": TWO_GAMES.encode()}]
+    )
+    page.locator(".game-list li").first.wait_for()
+    assert page.locator(".game-list li.good").count() == 2
+    assert page.locator("textarea.pdn-text").input_value() == TWO_GAMES
