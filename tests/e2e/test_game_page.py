@@ -171,6 +171,10 @@ def test_a_click_on_a_piece_that_may_not_move_says_which_must_capture_and_why(
 ):
     white, _ = friends(open_page, server, variant=variant, fen=fen, locale=locale)
     white.page.wait_for_function("() => window.kondavo.state.legal.length > 0")
+    # The pieces that may move are marked before anything is clicked.
+    movable = white.page.locator("svg.board .piece.movable").evaluate_all(
+        "els => els.map(e => e.dataset.square)")
+    assert sorted(movable) == marked
     white.click(click)
     hint = white.page.locator(".notice.hint")
     hint.wait_for()
@@ -364,3 +368,14 @@ def test_a_premove_against_the_computer_is_played_if_legal_when_its_turn_comes(
     else:
         assert len(moves) == 2
     assert me.page.locator("svg.board").get_attribute("data-premove") == ""
+
+
+def test_new_game_lines_up_with_the_buttons_after_the_game(open_page, server):
+    white, _ = friends(open_page, server, variant="english")
+    white.page.locator("button.abort").click()
+    link = white.page.locator("a.new-game")
+    link.wait_for()
+    pdn = white.page.locator("button.pdn").bounding_box()
+    box = link.bounding_box()
+    assert abs(box["height"] - pdn["height"]) <= 2
+    assert link.evaluate("el => getComputedStyle(el).textDecorationLine") == "none"
