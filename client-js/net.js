@@ -1,7 +1,7 @@
 // One WebSocket that keeps itself connected: binary msgpack frames through
 // protocol.js, automatic reconnect with backoff, a keep-alive ping, and a status
 // callback ("connecting" | "online" | "offline" | "closed") for the page to show.
-import { FINAL_CLOSE_CODES, fromServer, ProtocolError, SUBPROTOCOL, toServer } from "./protocol.js";
+import { CLOSE_CODES, FINAL_CLOSE_CODES, fromServer, ProtocolError, SUBPROTOCOL, toServer } from "./protocol.js";
 
 const PING_EVERY_MS = 15000;
 const SILENCE_LIMIT_MS = 40000;
@@ -131,7 +131,7 @@ export class Connection {
     window.removeEventListener("online", this.online);
     const ws = this.ws;
     this.ws = null;
-    ws?.close(1000);
+    ws?.close(CLOSE_CODES.NORMAL);
     this.onStatus("closed");
   }
 }

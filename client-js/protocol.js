@@ -84,6 +84,10 @@ export const ERROR_CODES = [
   "server/busy", "server/error",
 ];
 
+/** The codes by name, as protocol/messages.py's ErrorCode: ERROR.ROOM_NOT_FOUND is "room/not_found". */
+export const ERROR = Object.freeze(Object.fromEntries(
+  ERROR_CODES.map((code) => [code.replace("/", "_").toUpperCase(), code])));
+
 export const CLOSE_CODES = {
   NORMAL: 1000,
   GOING_AWAY: 1001,

@@ -4,6 +4,8 @@
 // It knows no rules: moves, positions and the reason a piece may not move all come
 // from the server.
 
+import { ERROR } from "../protocol.js";
+
 export const OTHER = { white: "black", black: "white" };
 
 /** m:ss, h:mm:ss, or s.t under ten seconds. */
@@ -278,6 +280,6 @@ const FOLDS = {
   },
   error(model, msg) {
     if (model.pending && msg.ack === model.pending.ack) model.pending = null;
-    return msg.code === "room/not_found" ? [{ notFound: true }] : [];
+    return msg.code === ERROR.ROOM_NOT_FOUND ? [{ notFound: true }] : [];
   },
 };

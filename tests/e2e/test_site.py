@@ -22,6 +22,11 @@ def test_the_client_protocol_module_mirrors_protocol_messages(open_page):
             assert set(mirror[direction][tag]) == set(fields), f"{direction} {tag}"
     assert set(mirror["error_codes"]) == set(python["error_codes"])
     assert mirror["close_codes"] == python["close_codes"]
+    # The error codes by name, as protocol.messages.ErrorCode names them.
+    from protocol.messages import ErrorCode
+
+    names = page.evaluate("async () => (await import('/static/protocol.js')).ERROR")
+    assert names == {code.name: code.value for code in ErrorCode}
 
 
 def test_the_client_lists_the_engines_rule_sets_and_its_default(open_page):
