@@ -56,6 +56,7 @@ class Reason(enum.StrEnum):
     ABORTED = "aborted"
     ABANDONED = "abandoned"
     WITHDRAWN = "withdrawn"  # an open game nobody joined while its creator was away
+    NO_FIRST_MOVE = "no_first_move"  # aborted: a side did not make its first move in time
     RECORDED = "recorded"  # a PDN's Result tag, the reason not written down
 
 

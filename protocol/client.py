@@ -213,6 +213,7 @@ class GameConnection:
         self.result: str | None = None
         self.reason: str | None = None
         self.draw_offer: str | None = None
+        self.takeback_offer: str | None = None
         self.rematch: str | None = None
         self.spectators = 0
         # Random start: the server spots a resent move by seat and ack id, so two
@@ -302,6 +303,7 @@ class GameConnection:
                 self.pieces, self.moves, self.legal = msg.pieces, list(msg.moves), msg.legal
                 self.clocks, self.result, self.reason = msg.clocks, msg.result, msg.reason
                 self.draw_offer, self.rematch = msg.draw_offer, msg.rematch
+                self.takeback_offer = msg.takeback_offer
                 self.spectators = msg.spectators
             case m.Moved():
                 self.fen, self.side_to_move, self.pieces = msg.fen, msg.side_to_move, msg.pieces
@@ -313,6 +315,15 @@ class GameConnection:
                 self.status = "finished" if msg.result is not None else "aborted"
                 self.result, self.reason, self.clocks = msg.result, msg.reason, msg.clocks
                 self.draw_offer = None
+            case m.TakenBack():
+                del self.moves[msg.ply:]
+                self.fen, self.side_to_move, self.pieces = msg.fen, msg.side_to_move, msg.pieces
+                self.legal, self.clocks = msg.legal, msg.clocks
+                self.draw_offer = self.takeback_offer = None
+            case m.TakebackOffered():
+                self.takeback_offer = msg.by
+            case m.TakebackDeclined() | m.TakebackLapsed():
+                self.takeback_offer = None
             case m.DrawOffered():
                 self.draw_offer = msg.by
             case m.DrawDeclined() | m.DrawLapsed():
@@ -445,6 +456,15 @@ class GameConnection:
 
     async def abort(self) -> m.Ack:
         return await self.command(m.Abort)
+
+    async def ask_takeback(self) -> m.Ack:
+        return await self.command(m.AskTakeback)
+
+    async def accept_takeback(self) -> m.Ack:
+        return await self.command(m.AcceptTakeback)
+
+    async def decline_takeback(self) -> m.Ack:
+        return await self.command(m.DeclineTakeback)
 
     async def offer_rematch(self) -> m.Ack:
         return await self.command(m.OfferRematch)

@@ -95,6 +95,12 @@ class ErrorCode(enum.StrEnum):
     RATED_NO_PLAYER = "rated/no_player"
     RATED_SAME_PLAYER = "rated/same_player"
     NAME_EMPTY = "name/empty"
+    TAKEBACK_RATED = "takeback/rated"
+    TAKEBACK_NOTHING = "takeback/nothing"
+    TAKEBACK_ALREADY_ASKED = "takeback/already_asked"
+    TAKEBACK_PENDING = "takeback/pending"
+    TAKEBACK_NO_OFFER = "takeback/no_offer"
+    TAKEBACK_TOO_SOON = "takeback/too_soon"
     NAME_TOO_LONG = "name/too_long"
     # HTTP API
     API_BAD_JSON = "api/bad_json"
@@ -166,6 +172,16 @@ SENTENCES: dict[ErrorCode, str] = {
     ErrorCode.RATED_SAME_PLAYER: "You cannot play a rated game against yourself.",
     ErrorCode.NAME_EMPTY: "A name needs at least one visible character.",
     ErrorCode.NAME_TOO_LONG: "A name is at most {limit} characters.",
+    ErrorCode.TAKEBACK_RATED: "Moves cannot be taken back in a rated game.",
+    ErrorCode.TAKEBACK_NOTHING: "You have not made a move to take back.",
+    ErrorCode.TAKEBACK_ALREADY_ASKED: "You have already asked; wait for the answer.",
+    ErrorCode.TAKEBACK_PENDING: (
+        "Your opponent has asked for a takeback: accept or decline it first."
+    ),
+    ErrorCode.TAKEBACK_NO_OFFER: "Your opponent has not asked for a takeback.",
+    ErrorCode.TAKEBACK_TOO_SOON: (
+        "Your last request was declined; you may ask again in {seconds} seconds."
+    ),
     ErrorCode.API_BAD_JSON: "The request body must be a JSON object of at most {limit} bytes.",
     ErrorCode.API_BAD_FIELD: "'{field}' must be {expected}.",
     ErrorCode.API_BAD_VARIANT: "Unknown variant {variant}; choose one of {known}.",
@@ -318,6 +334,23 @@ class Abort(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class AskTakeback(Command):
+    """Take back my last move, or my last full move if the opponent has replied."""
+
+    t: ClassVar[str] = "takeback_ask"
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptTakeback(Command):
+    t: ClassVar[str] = "takeback_accept"
+
+
+@dataclass(frozen=True, slots=True)
+class DeclineTakeback(Command):
+    t: ClassVar[str] = "takeback_decline"
+
+
+@dataclass(frozen=True, slots=True)
 class OfferRematch(Command):
     t: ClassVar[str] = "rematch_offer"
 
@@ -421,6 +454,10 @@ class State(Event):
     # The last move played, to highlight it: {"path": [label...], "captured": [label...]}.
     last: dict[str, Any] | None = None
     rated: bool = False  # the result changes both players' ratings (GET /api/ratings/...)
+    takeback_offer: Side | None = None  # who asked to take back and waits for an answer
+    # Server time at which the game is aborted if the side to move has still not made
+    # its first move (None: no such deadline now).
+    abort_at: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -438,6 +475,7 @@ class Moved(Event):
     pieces: list[list[Any]] = field(default_factory=list)
     legal: list[dict[str, Any]] = field(default_factory=list)
     clocks: dict[str, Any] | None = None
+    abort_at: int | None = None  # see State.abort_at: the side now to move's first move
 
 
 @dataclass(frozen=True, slots=True)
@@ -451,6 +489,7 @@ class Joined(Event):
     legal: list[dict[str, Any]] = field(default_factory=list)
     rating: int | None = None  # the joiner's rating in this rule set when it sat down
     provisional: bool = False  # that rating rests on too few games to trust
+    abort_at: int | None = None  # see State.abort_at
 
 
 @dataclass(frozen=True, slots=True)
@@ -463,6 +502,7 @@ class Presence(Event):
     # When the opponent may claim (server epoch ms) if this player stays away; None when
     # no claim applies (present, a game without a clock, a game not in play).
     claim_at: int | None = None
+    name: str | None = None  # the player's new name, when it came with a new one
 
 
 @dataclass(frozen=True, slots=True)
@@ -491,6 +531,51 @@ class DrawLapsed(Event):
 
     t: ClassVar[str] = "draw_lapsed"
     by: Side = "white"
+
+
+@dataclass(frozen=True, slots=True)
+class TakebackOffered(Event):
+    """``by`` asks to take back its last move (its last full move if answered already)."""
+
+    t: ClassVar[str] = "takeback_offered"
+    by: Side = "white"
+
+
+@dataclass(frozen=True, slots=True)
+class TakebackDeclined(Event):
+    """``by`` declined the other side's request; that side may ask again at ``retry_at``
+    (server time), later after each decline."""
+
+    t: ClassVar[str] = "takeback_declined"
+    by: Side = "white"
+    retry_at: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TakebackLapsed(Event):
+    """The request of ``by`` lapsed: a move was played instead of an answer."""
+
+    t: ClassVar[str] = "takeback_lapsed"
+    by: Side = "white"
+
+
+@dataclass(frozen=True, slots=True)
+class TakenBack(Event):
+    """``plies`` moves were taken back at the request of ``by``: the game is at ply
+    ``ply`` again, with this board, these legal moves and the clocks as they were
+    then. Any draw offer is void."""
+
+    t: ClassVar[str] = "taken_back"
+    by: Side = "white"
+    plies: int = 1
+    ply: int = 0
+    fen: str = ""
+    side_to_move: Side = "white"
+    pieces: list[list[Any]] = field(default_factory=list)
+    legal: list[dict[str, Any]] = field(default_factory=list)
+    clocks: dict[str, Any] | None = None
+    last: dict[str, Any] | None = None  # the move now last, to highlight it
+    abort_at: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

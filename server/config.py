@@ -50,6 +50,9 @@ class Settings:
     public_url: str | None = None
     # How long a player must be gone before the opponent may claim the game.
     claim_after_s: float = 30.0
+    # A clocked game whose side to move has not made its first move within this long of
+    # its turn's start is aborted (no result, no rating change); 0: never.
+    first_move_s: float = 30.0
     # Events kept per game for resync; older gaps get a full snapshot.
     events_kept: int = 1000
     # A game over (finished or aborted) is forgotten this long after its last change:
@@ -103,6 +106,7 @@ class Settings:
             redis_url=env.get("KONDAVO_REDIS_URL") or None,
             public_url=(env.get("KONDAVO_PUBLIC_URL") or "").rstrip("/") or None,
             claim_after_s=_number(env, "KONDAVO_CLAIM_AFTER_S", base.claim_after_s),
+            first_move_s=_number(env, "KONDAVO_FIRST_MOVE_S", base.first_move_s),
             events_kept=int(_number(env, "KONDAVO_EVENTS_KEPT", base.events_kept, 1)),
             finished_kept_s=_number(
                 env, "KONDAVO_FINISHED_KEPT_S", base.finished_kept_s, 0.001

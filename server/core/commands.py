@@ -34,6 +34,7 @@ class Join:
 @dataclass(frozen=True)
 class Connect:
     by: Side
+    name: str | None = None  # the name the player's hello gave (cleaned), to show from now
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,23 @@ class Resign:
 
 @dataclass(frozen=True)
 class Abort:
+    by: Side | None
+
+
+@dataclass(frozen=True)
+class AskTakeback:
+    """Take back my last move (and the opponent's reply, if it came already)."""
+
+    by: Side | None
+
+
+@dataclass(frozen=True)
+class AcceptTakeback:
+    by: Side | None
+
+
+@dataclass(frozen=True)
+class DeclineTakeback:
     by: Side | None
 
 
@@ -144,6 +162,9 @@ Command = (
     | DeclineDraw
     | Resign
     | Abort
+    | AskTakeback
+    | AcceptTakeback
+    | DeclineTakeback
     | OfferRematch
     | AcceptRematch
     | DeclineRematch

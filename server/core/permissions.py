@@ -2,9 +2,11 @@
 
 The client shows what this says and re-derives no rule (the abort window, an offer's
 lapse, who may claim or rematch). It reads the record the way ``room.handle`` judges
-each command; ``tests/server/test_permissions.py`` plays random games and checks that a
-command is listed exactly when the room would accept it. Moves are not listed (``legal``
-lists them) and neither is chat (always allowed).
+each command, with one exception: ``takeback_ask`` stays listed through the pause
+after a declined request (the list knows no time; the refusal says how long is left).
+``tests/server/test_permissions.py`` plays random games and checks that a command is
+listed exactly when the room would accept it. Moves are not listed (``legal`` lists
+them) and neither is chat (always allowed).
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from server.core.record import SIDES, GameRecord, Side, other
 
 # Every command listed, in the order a client shows them.
 COMMANDS = (
-    "abort", "draw_offer", "draw_accept", "draw_decline", "resign",
+    "abort", "draw_offer", "draw_accept", "draw_decline", "takeback_ask", "takeback_accept",
+    "takeback_decline", "resign",
     "claim_victory", "claim_draw", "rematch_offer", "rematch_accept", "rematch_decline",
 )
 
@@ -35,6 +38,10 @@ def _for(rec: GameRecord, side: Side) -> list[str]:
             out.append("draw_offer")
         if rec.draw_offer == opponent:
             out += ["draw_accept", "draw_decline"]
+        if not rec.rated and rec.takeback_offer is None and rec.moves_made_by(side) > 0:
+            out.append("takeback_ask")
+        if rec.takeback_offer == opponent:
+            out += ["takeback_accept", "takeback_decline"]
         out.append("resign")
         gone = rec.seat(opponent)
         # Announced by ``claimable`` once the opponent has been gone long enough.

@@ -82,6 +82,17 @@ class GameRecord:
     rematch_offer: Side | None = None
     rematch_game: str | None = None
     claim_after_ms: int = 30_000
+    # A clocked game whose side to move has not made its first move this long after its
+    # turn began is aborted (0: never). Set from the node's settings when it is created.
+    first_move_ms: int = 0
+    # Both clocks before each ply, two integers per ply (white's, black's): a takeback
+    # puts them back. Plain integers, not a dict per ply: the room copies the record on
+    # every command, and a list of leaves is copied without a walk.
+    clocks_before: list[int] = field(default_factory=list)
+    takeback_offer: Side | None = None
+    # Per side: takebacks of theirs declined so far, and until when they may not ask.
+    takebacks_declined: dict[str, int] = field(default_factory=dict)
+    takeback_blocked_until: dict[str, int] = field(default_factory=dict)
     chat: list[dict[str, Any]] = field(default_factory=list)
     turn_since: int | None = None  # when the side to move's turn began (any clock)
     ended_at: int | None = None

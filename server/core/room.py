@@ -36,12 +36,15 @@ from server.core.commands import (
     Abort,
     AcceptDraw,
     AcceptRematch,
+    AcceptTakeback,
+    AskTakeback,
     Chat,
     Claim,
     Command,
     Connect,
     DeclineDraw,
     DeclineRematch,
+    DeclineTakeback,
     Disconnect,
     Fresh,
     Join,
@@ -65,6 +68,14 @@ RATING_RETRY_MS = 5_000
 # (aborted, ``Reason.WITHDRAWN``), so a stranger never joins a game nobody will play.
 # A grace and not at once: a reload or a phone changing networks keeps the seek.
 SEEK_GRACE_MS = 60_000
+# A clocked game whose side to move has not made its first move within this long of its
+# turn's start is aborted, with no result (lichess: 30 s in its faster games). The
+# node's setting (KONDAVO_FIRST_MOVE_S) goes into each new record; this is its default.
+FIRST_MOVE_MS = 30_000
+# After a declined takeback the asker waits this long before asking again, doubled
+# with each further decline (15 s, 30 s, 1 min, ...) up to TAKEBACK_PAUSE_MAX_MS.
+TAKEBACK_PAUSE_MS = 15_000
+TAKEBACK_PAUSE_MAX_MS = 8 * 60_000
 
 @dataclass(frozen=True)
 class Refusal:
@@ -108,6 +119,7 @@ def new_game(
     increment_ms: int = 3_000,
     start_fen: str | None = None,
     claim_after_ms: int = 30_000,
+    first_move_ms: int = FIRST_MOVE_MS,
     level: int | None = None,
     rated: bool = False,
     creator_player: str | None = None,
@@ -141,6 +153,7 @@ def new_game(
         increment_ms=increment_ms if initial_ms is not None else 0,
         remaining_ms={"white": initial_ms, "black": initial_ms} if initial_ms is not None else {},
         claim_after_ms=claim_after_ms,
+        first_move_ms=first_move_ms if initial_ms is not None else 0,
         turn_since=now,
     )
 
@@ -250,11 +263,27 @@ def seek_listed(record: GameRecord) -> bool:
     return since is None or since <= record.created_at
 
 
+def abort_at(record: GameRecord) -> int | None:
+    """When the game is aborted because the side to move has still not made its first
+    move: clocked games being played, a person to move (the computer always moves)."""
+    if record.status != "playing" or not record.first_move_ms:
+        return None
+    side = record.side_to_move
+    seat = record.seat(side)
+    if seat is None or seat.bot or record.moves_made_by(side) > 0:
+        return None
+    since = record.turn_since if record.turn_since is not None else record.created_at
+    return since + record.first_move_ms
+
+
 def deadline(record: GameRecord) -> int | None:
     """When this game next needs a ``Tick``: a flag falls, a claim opens, the computer's
-    move is overdue, a rated result still waits to reach the ratings, or an open game's
-    absent creator's seek is withdrawn."""
+    move is overdue, a rated result still waits to reach the ratings, an open game's
+    absent creator's seek is withdrawn, or a first move was not made in time."""
     times = []
+    first_move = abort_at(record)
+    if first_move is not None:
+        times.append(first_move)
     # Only a game still waiting can be withdrawn: no calls for the others (every command).
     withdrawn = seek_withdrawn_at(record) if record.status == "waiting" else None
     if withdrawn is not None:
@@ -296,6 +325,10 @@ def _settle_time(rec: GameRecord, now: int, events: list[RoomEvent]) -> None:
     withdrawn = seek_withdrawn_at(rec) if rec.status == "waiting" else None
     if withdrawn is not None and now >= withdrawn:
         _finish(rec, now, events, None, Reason.WITHDRAWN)
+    first_move = abort_at(rec)
+    if first_move is not None and now >= first_move:
+        # Nobody loses a game that never started: no result, no rating change.
+        _finish(rec, now, events, None, Reason.NO_FIRST_MOVE)
     flag = rec.flag_time()
     if flag is not None and now >= flag:
         loser = rec.side_to_move
@@ -330,6 +363,7 @@ def _finish(
     rec.result = result
     rec.reason = reason
     rec.draw_offer = None
+    rec.takeback_offer = None
     if clocks is not None:
         clocks["running"] = None
     _emit(rec, events, m.Over, result=result, reason=reason, clocks=clocks)
@@ -384,7 +418,7 @@ def _join(rec: GameRecord, cmd: Join, now: int, out: Outcome) -> None:
     game = replay.replay(rec.variant, rec.start_fen, rec.moves)
     _emit(rec, out.events, m.Joined, side=side, name=cmd.name,
           side_to_move=rec.side_to_move, legal=wire.legal(game),
-          rating=cmd.rating, provisional=cmd.provisional)
+          rating=cmd.rating, provisional=cmd.provisional, abort_at=abort_at(rec))
     out.acked = True
 
 
@@ -394,10 +428,15 @@ def _connect(rec: GameRecord, cmd: Connect, now: int, out: Outcome) -> None:
     seat.sockets += 1
     seat.gone_since = None
     seat.claim_announced = False
+    # A new name counts until the game is over: a finished game keeps the names it had.
+    renamed = cmd.name is not None and cmd.name != seat.name and not rec.over
+    if renamed:
+        seat.name = cmd.name
     # An event even for a second socket of the seat: the count must reach the store
     # (only commits with events are written), or closing one of two tabs would
     # announce the player gone.
-    _emit(rec, out.events, m.Presence, side=cmd.by, present=True)
+    _emit(rec, out.events, m.Presence, side=cmd.by, present=True,
+          name=cmd.name if renamed else None)
     out.acked = True
 
 
@@ -475,6 +514,9 @@ def _play_move(rec: GameRecord, cmd: PlayMove, now: int, out: Outcome) -> None:
     chosen = _resolve_move(rec, cmd, before)
     game = replay.played(rec.variant, rec.start_fen, rec.moves, chosen, before)
     move = game.moves[-1]
+    if rec.clocked:
+        # Both clocks as they stood when this turn began: a takeback puts them back.
+        rec.clocks_before += (rec.remaining_ms.get("white", 0), rec.remaining_ms.get("black", 0))
     # Clock: the mover's time runs only after its own first move (as on lichess);
     # the increment is earned by timed moves.
     if rec.running_clock() == by:
@@ -489,6 +531,11 @@ def _play_move(rec: GameRecord, cmd: PlayMove, now: int, out: Outcome) -> None:
         lapsed = rec.draw_offer
         rec.draw_offer = None
         _emit(rec, out.events, m.DrawLapsed, by=lapsed)
+    if rec.takeback_offer is not None:
+        # A move answers no takeback request: the one pending would now mean another move.
+        lapsed = rec.takeback_offer
+        rec.takeback_offer = None
+        _emit(rec, out.events, m.TakebackLapsed, by=lapsed)
     _emit(
         rec,
         out.events,
@@ -503,6 +550,7 @@ def _play_move(rec: GameRecord, cmd: PlayMove, now: int, out: Outcome) -> None:
         pieces=wire.pieces(game),
         legal=wire.legal(game),
         clocks=rec.clocks(now),
+        abort_at=abort_at(rec),
     )
     rec.position_version = rec.version
     if game.result is not None:
@@ -585,6 +633,108 @@ def _claim(rec: GameRecord, cmd: Claim, now: int, out: Outcome) -> None:
     out.acked = True
 
 
+# --- takebacks -------------------------------------------------------------------------
+
+
+def _ask_takeback(rec: GameRecord, cmd: AskTakeback, now: int, out: Outcome) -> None:
+    by = _seated(rec, cmd.by)
+    _playing(rec)
+    if rec.rated:
+        raise _Refused(ErrorCode.TAKEBACK_RATED)
+    if rec.moves_made_by(by) == 0:
+        raise _Refused(ErrorCode.TAKEBACK_NOTHING)
+    if rec.takeback_offer == by:
+        raise _Refused(ErrorCode.TAKEBACK_ALREADY_ASKED)
+    if rec.takeback_offer == other(by):
+        raise _Refused(ErrorCode.TAKEBACK_PENDING)
+    blocked = rec.takeback_blocked_until.get(by)
+    if blocked is not None and now < blocked:
+        seconds = -(-(blocked - now) // 1000)
+        raise _Refused(ErrorCode.TAKEBACK_TOO_SOON, seconds=seconds)
+    opponent = rec.seat(other(by))
+    if opponent is not None and opponent.bot:
+        _take_back(rec, by, now, out)  # the computer grants every takeback at once
+    else:
+        rec.takeback_offer = by
+        _emit(rec, out.events, m.TakebackOffered, by=by)
+    out.acked = True
+
+
+def _answered_takeback(rec: GameRecord, by: Side | None) -> Side:
+    """The side that asked, checking that ``by`` may answer it."""
+    side = _seated(rec, by)
+    _playing(rec)
+    if rec.takeback_offer != other(side):
+        raise _Refused(ErrorCode.TAKEBACK_NO_OFFER)
+    return other(side)
+
+
+def _accept_takeback(rec: GameRecord, cmd: AcceptTakeback, now: int, out: Outcome) -> None:
+    _take_back(rec, _answered_takeback(rec, cmd.by), now, out)
+    out.acked = True
+
+
+def _decline_takeback(rec: GameRecord, cmd: DeclineTakeback, now: int, out: Outcome) -> None:
+    asker = _answered_takeback(rec, cmd.by)
+    rec.takeback_offer = None
+    declined = rec.takebacks_declined[asker] = rec.takebacks_declined.get(asker, 0) + 1
+    pause = min(TAKEBACK_PAUSE_MAX_MS, TAKEBACK_PAUSE_MS * 2 ** (declined - 1))
+    rec.takeback_blocked_until[asker] = now + pause
+    _emit(rec, out.events, m.TakebackDeclined, by=other(asker), retry_at=now + pause)
+    out.acked = True
+
+
+def _take_back(rec: GameRecord, asker: Side, now: int, out: Outcome) -> None:
+    """Undo the asker's last move, and the reply after it if there is one: the board,
+    the clocks and (by replaying the shorter record) the repetitions and no-progress
+    counts go back to what they were before."""
+    plies = 1 if rec.side_to_move != asker else 2
+    ply = len(rec.moves) - plies
+    del rec.moves[ply:]
+    game = replay.replay(rec.variant, rec.start_fen, rec.moves)
+    rec.fen = game.position.fen()
+    rec.side_to_move = game.position.side_to_move.value
+    if rec.clocked and len(rec.clocks_before) >= 2 * (ply + 1):
+        rec.remaining_ms = {
+            "white": rec.clocks_before[2 * ply],
+            "black": rec.clocks_before[2 * ply + 1],
+        }
+        del rec.clocks_before[2 * ply:]
+    rec.turn_started = now if rec.clocked else None
+    rec.turn_since = now
+    rec.takeback_offer = None
+    rec.draw_offer = None
+    # A declined draw offer bars a new one until a move: a ply taken back is no move.
+    rec.draw_declined_at = {s: at for s, at in rec.draw_declined_at.items() if at <= ply}
+    _emit(
+        rec,
+        out.events,
+        m.TakenBack,
+        by=asker,
+        plies=plies,
+        ply=ply,
+        fen=rec.fen,
+        side_to_move=rec.side_to_move,
+        pieces=wire.pieces(game),
+        legal=wire.legal(game),
+        clocks=rec.clocks(now),
+        last=_last_move(game),
+        abort_at=abort_at(rec),
+    )
+    # Moves chosen on the board before this are moves on another board.
+    rec.position_version = rec.version
+
+
+def _last_move(game: Game) -> dict[str, Any] | None:
+    if not game.moves:
+        return None
+    last = game.moves[-1]
+    return {
+        "path": wire.labels(game.rules.id, last.path),
+        "captured": wire.labels(game.rules.id, last.captured),
+    }
+
+
 # --- rematch --------------------------------------------------------------------------
 
 
@@ -617,6 +767,7 @@ def _start_rematch(rec: GameRecord, fresh: Fresh | None, now: int, out: Outcome)
         increment_ms=rec.increment_ms,
         start_fen=rec.start_fen,
         claim_after_ms=rec.claim_after_ms,
+        first_move_ms=rec.first_move_ms,
         level=rec.level,
         rated=rec.rated,
     )
@@ -737,6 +888,9 @@ _HANDLERS: dict[type, Callable[[GameRecord, Any, int, Outcome], None]] = {
     DeclineDraw: _decline_draw,
     Resign: _resign,
     Abort: _abort,
+    AskTakeback: _ask_takeback,
+    AcceptTakeback: _accept_takeback,
+    DeclineTakeback: _decline_takeback,
     OfferRematch: _offer_rematch,
     AcceptRematch: _accept_rematch,
     DeclineRematch: _decline_rematch,

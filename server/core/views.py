@@ -9,6 +9,7 @@ from protocol import messages as m
 from server.core import permissions, replay, wire
 from server.core.events import RoomEvent
 from server.core.record import SIDES, GameRecord, Side
+from server.core.room import abort_at
 
 
 def players(record: GameRecord) -> dict[str, Any]:
@@ -101,6 +102,8 @@ def state_for(record: GameRecord, viewer: Side | None, spectators: int, now: int
         last=_last_move(game),
         rated=record.rated,
         may=permissions.may(record),
+        takeback_offer=record.takeback_offer,
+        abort_at=abort_at(record),
     )
 
 

@@ -259,6 +259,7 @@ async def create_game(request: Request) -> Response:
             increment_ms=increment_ms,
             start_fen=fen,
             claim_after_ms=round(settings.claim_after_s * 1000),
+            first_move_ms=round(settings.first_move_s * 1000),
             level=level,
             rated=rated,
             creator_player=player,

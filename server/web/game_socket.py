@@ -278,7 +278,8 @@ class GameSocket:
 
     async def _arrive(self) -> None:
         if self.side is not None:
-            await self.games.run(self.game_id, c.Connect(self.side))
+            # The hello's name is the seat's from now on (the player may have set one).
+            await self.games.run(self.game_id, c.Connect(self.side, self.name))
         else:
             count = await self.store.add_spectators(self.game_id, 1)
             await self.store.announce(self.game_id, m.Spectators(n=count))
@@ -394,6 +395,12 @@ class GameSocket:
                 return c.Resign(by)
             case m.Abort():
                 return c.Abort(by)
+            case m.AskTakeback():
+                return c.AskTakeback(by)
+            case m.AcceptTakeback():
+                return c.AcceptTakeback(by)
+            case m.DeclineTakeback():
+                return c.DeclineTakeback(by)
             case m.OfferRematch():
                 return c.OfferRematch(by, fresh())
             case m.AcceptRematch():

@@ -41,6 +41,7 @@ def make(
     opponent: str = "friend",
     joined: bool = True,
     connected: bool = True,
+    first_move_ms: int = 0,  # the first-move abort has its own tests (test_room_takeback)
 ) -> GameRecord:
     record = room.new_game(
         game_id="g1",
@@ -55,6 +56,7 @@ def make(
         increment_ms=clock[1] if clock else 0,
         start_fen=fen,
         claim_after_ms=30_000,
+        first_move_ms=first_move_ms,
     )
     if joined:
         record = ok(record, Join(token=BLACK, invite=INVITE, name="Bo"))

@@ -2,14 +2,17 @@
 spectators and the clock, checked after every step.
 
 Invariants: versions rise by exactly one per event with no gaps; a move is applied
-only when the side to move sent a move legal in that position; a spectator's command
-changes nothing but the spectators' chat; a game ends once and stays ended.
+only when the side to move sent a move legal in that position; a takeback removes
+only the asker's last move (and the reply after it), in an unrated game, and puts
+both clocks back to what they were before those moves; a first move not made in time
+aborts only a clocked game whose side to move has not moved yet; a spectator's
+command changes nothing but the spectators' chat; a game ends once and stays ended.
 The record is kept only when there were events, as ``Games.run`` commits it.
 """
 
 from __future__ import annotations
 
-from hypothesis import settings
+from hypothesis import event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
@@ -25,6 +28,7 @@ INVITE = "I" * 22
 GAME_FIELDS = (
     "moves", "fen", "side_to_move", "status", "result", "reason", "draw_offer",
     "rematch_offer", "rematch_game", "remaining_ms", "turn_started", "position_version",
+    "takeback_offer",
 )
 
 
@@ -41,21 +45,29 @@ class RoomMachine(RuleBasedStateMachine):
         self.now = 0
         self.ended = 0
         self.applied_moves = 0
+        self.taken_back = 0
+        # Both clocks as each ply began, seen from outside the room: a takeback to ply p
+        # must put back clocks_at[p].
+        self.clocks_at: list[dict[str, int]] = []
 
     @initialize(
         variant=st.sampled_from(["english", "russian", "international", "turkish"]),
         clocked=st.booleans(),
         creator=SIDES,
         joined=st.sampled_from([True, True, True, False]),
+        rated=st.sampled_from([False, False, True]),
+        first_move_ms=st.sampled_from([0, 30_000]),
     )
-    def create(self, variant: str, clocked: bool, creator: str, joined: bool) -> None:
+    def create(self, variant: str, clocked: bool, creator: str, joined: bool, rated: bool,
+               first_move_ms: int) -> None:
         self.record = room.new_game(
             game_id="g1", variant=variant, now=0, creator=creator,  # type: ignore[arg-type]
             creator_token="T" * 22, invite=INVITE, initial_ms=20_000 if clocked else None,
-            increment_ms=500, claim_after_ms=5_000,
+            increment_ms=500, claim_after_ms=5_000, first_move_ms=first_move_ms,
+            rated=rated, creator_player="creator-public-id-01",
         )
         if joined:  # most runs start with both seats taken, so that play gets somewhere
-            self.apply(c.Join(token="J" * 22, invite=INVITE))
+            self.apply(c.Join(token="J" * 22, invite=INVITE, player="joiner-public-id-01"))
 
     # --- applying a command and checking what it did --------------------------------
 
@@ -75,11 +87,33 @@ class RoomMachine(RuleBasedStateMachine):
             game = replay.replay(before.variant, before.start_fen, before.moves)
             assert moved[0].path in [move["path"] for move in wire.legal(game)]
             assert outcome.record.moves == [*before.moves, moved[0].notation]
+            del self.clocks_at[len(before.moves):]
+            self.clocks_at.append(dict(before.remaining_ms))
             self.applied_moves += 1
-        else:
+        taken = [e.message for e in outcome.events if isinstance(e.message, m.TakenBack)]
+        if taken:
+            (back,) = taken
+            assert isinstance(command, c.AskTakeback | c.AcceptTakeback) and not before.rated
+            asker = by if isinstance(command, c.AskTakeback) else before.takeback_offer
+            assert back.by == asker and before.status == "playing"
+            # The asker's last move, and the reply after it if there was one.
+            assert back.plies == (1 if before.side_to_move != asker else 2)
+            assert outcome.record.moves == before.moves[: len(before.moves) - back.plies]
+            assert back.ply == len(outcome.record.moves)
+            if before.clocked:
+                assert outcome.record.remaining_ms == self.clocks_at[back.ply]
+            self.taken_back += 1
+            event("a takeback was applied")
+        if not moved and not taken:
             kept = outcome.record if outcome.events else before
             assert kept.moves == before.moves
         overs = [e for e in outcome.events if isinstance(e.message, m.Over)]
+        for over in overs:
+            if over.message.reason == "no_first_move":
+                assert before.clocked and before.first_move_ms and over.message.result is None
+                assert before.moves_made_by(before.side_to_move) == 0
+                assert self.now >= (before.turn_since or 0) + before.first_move_ms
+                event("a first move was not made in time")
         self.ended += len(overs)
         assert self.ended <= 1, "a game ended twice"
         if before.over:
@@ -142,6 +176,24 @@ class RoomMachine(RuleBasedStateMachine):
     def simple_command(self, by, what) -> None:
         self.apply(what(by))
 
+    @rule(by=ANYONE, what=st.sampled_from(
+        [c.AskTakeback, c.AskTakeback, c.AcceptTakeback, c.AcceptTakeback, c.DeclineTakeback]))
+    def takeback(self, by, what) -> None:
+        self.apply(what(by))
+
+    @precondition(lambda self: self.record is not None and self.record.status == "playing")
+    @rule(asker=SIDES)
+    def ask_for_a_takeback(self, asker: str) -> None:
+        """A seated player asks: takebacks get granted, not only refused."""
+        self.apply(c.AskTakeback(asker))  # type: ignore[arg-type]
+
+    @precondition(lambda self: self.record is not None and self.record.takeback_offer is not None)
+    @rule(accept=st.sampled_from([True, True, False]))
+    def answer_the_takeback(self, accept: bool) -> None:
+        assert self.record is not None and self.record.takeback_offer is not None
+        answerer = "black" if self.record.takeback_offer == "white" else "white"
+        self.apply((c.AcceptTakeback if accept else c.DeclineTakeback)(answerer))  # type: ignore[arg-type]
+
     @rule(by=ANYONE, accept=st.booleans())
     def rematch(self, by, accept: bool) -> None:
         fresh = c.Fresh(game_id="g2", white_token="W" * 22, black_token="B" * 22)
@@ -155,7 +207,7 @@ class RoomMachine(RuleBasedStateMachine):
     def chat(self, by, text: str) -> None:
         self.apply(c.Chat(by, text, "watcher"))
 
-    @rule(ms=st.sampled_from([1, 100, 1_000, 5_000, 25_000]))
+    @rule(ms=st.sampled_from([1, 100, 1_000, 5_000, 16_000, 25_000]))
     def time_passes(self, ms: int) -> None:
         self.now += ms
         self.apply(c.Tick())
