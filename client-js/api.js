@@ -1,5 +1,6 @@
 // The HTTP API (JSON): create a game, take a seat, fetch a PDN. Errors carry the
 // server's code; the page words them.
+import { myName } from "./name.js";
 import { playerId, rememberPublicId } from "./seats.js";
 
 export class ApiError extends Error {
@@ -36,13 +37,13 @@ export const api = {
    * -> {id, url, seat: {side, token}, invite_url?}
    */
   async createGame(options) {
-    const answer = await request("POST", "/api/games", { ...options, player: playerId() });
+    const answer = await request("POST", "/api/games", { ...options, player: playerId(), name: myName() ?? undefined });
     if (answer?.player) rememberPublicId(answer.player);
     return answer;
   },
   /** Take the free seat (with the invite secret for a friend's game) -> {id, url, seat}. */
   async join(game, invite = null) {
-    const answer = await request("POST", `/api/games/${encodeURIComponent(game)}/join`, { invite, player: playerId() });
+    const answer = await request("POST", `/api/games/${encodeURIComponent(game)}/join`, { invite, player: playerId(), name: myName() ?? undefined });
     if (answer?.player) rememberPublicId(answer.player);
     return answer;
   },
@@ -57,6 +58,15 @@ export const api = {
   /** Games from PDN text or a FEN: {pdn | fen, variant} -> {games, layouts} (nothing stored). */
   importGames(body) {
     return request("POST", "/api/import", body);
+  },
+  /** A player's games (public id) -> {player, games: [...], ratings: {variant: [[t, r]...]}}. */
+  playerGames(player, variant = null) {
+    const query = variant ? `?variant=${encodeURIComponent(variant)}` : "";
+    return request("GET", `/api/players/${encodeURIComponent(player)}/games${query}`);
+  },
+  /** A player's ratings and name -> {player, computer, name, ratings}. */
+  player(player) {
+    return request("GET", `/api/players/${encodeURIComponent(player)}`);
   },
   pdn(game) {
     return request("GET", `/api/games/${encodeURIComponent(game)}/pdn`);

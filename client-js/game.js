@@ -6,9 +6,10 @@ import { analysisPanel } from "./analysis.js";
 import { api } from "./api.js";
 import { Board } from "./board.js";
 import { download, h, replace } from "./dom.js";
-import { has, t } from "./i18n/index.js";
+import { has, lang, t } from "./i18n/index.js";
 import { Connection } from "./net.js";
 import { CLOSE_CODES, EVENTS } from "./protocol.js";
+import { myName, nameForm } from "./name.js";
 import { rememberSeat, seatFor } from "./seats.js";
 import * as sound from "./sound.js";
 import { Attention } from "./game/attention.js";
@@ -20,7 +21,7 @@ import { renderButtons } from "./game/views/buttons.js";
 import { ChatView } from "./game/views/chat.js";
 import { renderCounts } from "./game/views/counts.js";
 import { renderMoves, renderReviewBar } from "./game/views/moves.js";
-import { renderNotice } from "./game/views/notice.js";
+import { renderNotice, updateCountdown } from "./game/views/notice.js";
 import { renderOffers } from "./game/views/offers.js";
 import { renderClocks, renderPlayers } from "./game/views/players.js";
 import { renderStatus } from "./game/views/status.js";
@@ -61,7 +62,7 @@ class GamePage {
   async start() {
     await this.takeInvitedSeat();
     this.conn = new Connection(`/ws/games/${encodeURIComponent(this.id)}`, {
-      onOpen: () => this.commands.hello(seatFor(this.id)?.token ?? null, this.wantSnapshot ? null : this.model.v),
+      onOpen: () => this.commands.hello(seatFor(this.id)?.token ?? null, this.wantSnapshot ? null : this.model.v, myName()),
       onMessage: (msg) => this.receive(msg),
       onStatus: (status, code) => {
         this.connStatus = status;
@@ -343,6 +344,7 @@ class GamePage {
       toast: h("div", { class: "toast", role: "status" }),
       chat: h("section", { class: "chat card" }),
       analysis: h("div", { class: "analysis-area" }),
+      name: h("div", { class: "name-area" }),
     };
     this.board = new Board(this.el.boardWrap, {
       onMove: (path, move) => this.playMove(path, move),
@@ -355,7 +357,7 @@ class GamePage {
       h("div", { class: "board-area" }, this.el.topBar, this.el.boardWrap, this.el.bottomBar),
       h("div", { class: "side" },
         this.el.status, this.el.review, this.el.notice, this.el.offer, this.el.moves, this.el.counts,
-        this.el.buttons, this.el.toast, this.el.analysis, this.el.chat)));
+        this.el.buttons, this.el.toast, this.el.name, this.el.analysis, this.el.chat)));
     replace(this.el.notice, h("p", { class: "notice" }, t("game.loading")));
   }
 
@@ -377,6 +379,7 @@ class GamePage {
     renderMoves(this.el.moves, this);
     renderCounts(this.el.counts, this);
     renderButtons(this.el.buttons, this);
+    this.renderNameForm();
     this.renderToast();
     this.chat.render();
     this.renderAnalysis();
@@ -413,6 +416,18 @@ class GamePage {
     if (!this.model.myTurn) this.board.mark([]);
   }
 
+  /** A seated player may set its name here too: the reconnect's hello carries it. */
+  renderNameForm() {
+    const s = this.model.state;
+    if (!s.you || isOver(s.status)) {
+      replace(this.el.name);
+      return;
+    }
+    if (this.el.name.firstChild && this.el.name.dataset.lang === lang()) return; // keep what is typed
+    this.el.name.dataset.lang = lang();
+    replace(this.el.name, nameForm(() => this.conn.reconnectNow()));
+  }
+
   renderNoticeOnly() {
     renderNotice(this.el.notice, this);
   }
@@ -427,6 +442,8 @@ class GamePage {
       const s = this.model.state;
       if (s?.clocks?.running && s.status === "playing" && !isOver(s.status)) renderClocks(this);
       if (s && this.model.claimIn(Date.now()) !== null) this.renderNoticeOnly();
+      const countdown = this.root.querySelector("[data-first-move]");
+      if (countdown) updateCountdown(countdown, this);
       this.frame = setTimeout(loop, 100);
     };
     loop();

@@ -4,6 +4,7 @@ import { api } from "./api.js";
 import { h, replace } from "./dom.js";
 import { has, t } from "./i18n/index.js";
 import { Lobby } from "./lobby.js";
+import { nameForm } from "./name.js";
 import { rememberSeat } from "./seats.js";
 import { DEFAULT_VARIANT, VARIANTS } from "./variants.js";
 
@@ -114,7 +115,9 @@ export function mount(root) {
           h("h2", {}, t("home.clock")), clocks,
           h("h2", {}, t("home.colour")), colours,
           h("h2", {}, t("home.opponent")), opponents, level, rated,
-          h("div", { class: "play-row" }, playButton, error ? h("span", { class: "error" }, error) : null)),
+          h("div", { class: "play-row" }, playButton, error ? h("span", { class: "error" }, error) : null),
+          nameForm(),
+          h("p", { class: "my-games-link" }, h("a", { href: "/my" }, t("my_games.title")))),
         lobbyBox));
     lobby.render();
   }

@@ -9,6 +9,8 @@ const ROUTES = [
   [/^\/rules\/?([a-z]*)\/?$/, () => import("./rules.js"), (m) => ({ variant: m[1] || null })],
   [/^\/import\/?$/, () => import("./import/page.js"), () => ({})],
   [/^\/ratings\/?([a-z]*)\/?$/, () => import("./ratings.js"), (m) => ({ variant: m[1] || null })],
+  [/^\/my\/?$/, () => import("./players/mine.js"), () => ({})],
+  [/^\/players\/([A-Za-z0-9_-]+)\/?$/, () => import("./players/public.js"), (m) => ({ player: m[1] })],
 ];
 
 const top = document.getElementById("top");
@@ -27,7 +29,8 @@ function renderHeader() {
   replace(top,
     h("a", { class: "brand", href: "/" }, h("img", { src: "/static/favicon.svg", alt: "" }), t("site.name")),
     h("nav", {}, h("a", { href: "/rules" }, t("site.rules")), " ", h("a", { href: "/ratings" }, t("site.ratings")),
-      " ", h("a", { href: "/import" }, t("site.import"))),
+      " ", h("a", { href: "/import" }, t("site.import")),
+      " ", h("a", { href: "/my" }, t("site.my_games"))),
     switcher);
 }
 

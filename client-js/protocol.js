@@ -26,6 +26,9 @@ export const CLIENT_MESSAGES = {
   rematch_decline: ["ack"],
   rematch_offer: ["ack"],
   resign: ["ack"],
+  takeback_accept: ["ack"],
+  takeback_ask: ["ack"],
+  takeback_decline: ["ack"],
 };
 
 /** Server -> client: tag -> field names. Room events carry the game's version `v` and,
@@ -38,12 +41,12 @@ export const SERVER_MESSAGES = {
   draw_lapsed: ["v", "by", "may"],
   draw_offered: ["v", "by", "may"],
   error: ["code", "message", "ack"],
-  joined: ["v", "side", "name", "side_to_move", "legal", "rating", "provisional", "may"],
+  joined: ["v", "side", "name", "side_to_move", "legal", "rating", "provisional", "abort_at", "may"],
   lobby: ["open", "live"],
-  moved: ["v", "ply", "by", "notation", "path", "captured", "fen", "side_to_move", "pieces", "legal", "clocks", "may"],
+  moved: ["v", "ply", "by", "notation", "path", "captured", "fen", "side_to_move", "pieces", "legal", "clocks", "abort_at", "may"],
   over: ["v", "result", "reason", "clocks", "may"],
   pong: ["n", "now"],
-  presence: ["v", "side", "present", "claim_at", "may"],
+  presence: ["v", "side", "present", "claim_at", "name", "may"],
   rated: ["v", "ratings", "may"],
   rematch: ["v", "game", "may"],
   rematch_declined: ["v", "by", "may"],
@@ -55,15 +58,19 @@ export const SERVER_MESSAGES = {
     "v", "game", "variant", "variant_name", "board", "you", "status", "players", "start_fen",
     "fen", "side_to_move", "pieces", "moves", "legal", "clock", "clocks", "result", "reason",
     "draw_offer", "rematch_offer", "rematch", "claimable", "spectators", "chat", "now", "proto",
-    "last", "rated", "may",
+    "last", "rated", "may", "takeback_offer", "abort_at",
   ],
+  takeback_declined: ["v", "by", "retry_at", "may"],
+  takeback_lapsed: ["v", "by", "may"],
+  takeback_offered: ["v", "by", "may"],
+  taken_back: ["v", "by", "plies", "ply", "fen", "side_to_move", "pieces", "legal", "clocks", "last", "abort_at", "may"],
 };
 
 /** Room events: they advance the game's version by one each. */
 export const EVENTS = new Set([
   "state", "moved", "joined", "presence", "claimable", "draw_offered", "draw_declined",
   "draw_lapsed", "rematch_offered", "rematch_declined", "rematch", "over", "chat", "skip",
-  "rated",
+  "rated", "takeback_offered", "takeback_declined", "takeback_lapsed", "taken_back",
 ]);
 
 export const ERROR_CODES = [
@@ -77,7 +84,8 @@ export const ERROR_CODES = [
   "rematch/already_offered", "rematch/no_offer", "rematch/done", "rematch/no_opponent",
   "abort/too_late", "claim/opponent_present", "claim/too_early", "claim/no_clock",
   "chat/empty", "chat/too_long", "chat/duplicate", "rated/no_player", "rated/same_player",
-  "name/empty", "name/too_long",
+  "name/empty", "name/too_long", "takeback/rated", "takeback/nothing", "takeback/already_asked",
+  "takeback/pending", "takeback/no_offer", "takeback/too_soon",
   "api/bad_json", "api/bad_field", "api/bad_variant", "api/bad_clock", "api/bad_fen",
   "api/too_large", "pdn/syntax", "pdn/tag", "pdn/move", "pdn/ambiguous_move", "pdn/invalid",
   "computer/unavailable", "analysis/game_in_play", "analysis/limited",

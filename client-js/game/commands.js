@@ -14,8 +14,8 @@ export class Commands {
     this.conn = conn;
   }
 
-  hello(token, since) {
-    return this.conn.send("hello", { proto: PROTOCOL_VERSION, token, since });
+  hello(token, since, name = null) {
+    return this.conn.send("hello", { proto: PROTOCOL_VERSION, token, since, name: name ?? undefined });
   }
 
   /** Sends `tag` with a fresh ack id; returns the id, or null when offline. */

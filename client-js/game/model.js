@@ -126,6 +126,14 @@ export class GameModel {
     return c[side] - elapsed;
   }
 
+  /** ms until the game is aborted for a first move not made (server clock), or null.
+   * `now`: this browser's Date.now(). */
+  abortLeft(now) {
+    const at = this.state?.abort_at;
+    if (at === null || at === undefined || this.state.status !== "playing") return null;
+    return at - (now + this.serverOffset);
+  }
+
   lowTime(ms) {
     const initial = this.state?.clock?.initial_ms ?? 0;
     return ms < Math.min(30000, Math.max(10000, initial / 10));
@@ -204,6 +212,8 @@ const FOLDS = {
       model.clockBase = now;
     }
     if (s.status === "waiting") s.status = "playing";
+    s.abort_at = msg.abort_at ?? null;
+    if (s.takeback_offer) s.takeback_offer = null; // a move lets a request lapse
     model.pending = null;
     model.plies.length = Math.min(model.plies.length, msg.ply);
     // The event says what the position is; why only some pieces may move there is
@@ -218,7 +228,39 @@ const FOLDS = {
     s.side_to_move = msg.side_to_move;
     // The event lists the side to move's moves; only that seat may use them.
     s.legal = s.you === msg.side_to_move ? msg.legal : [];
+    s.abort_at = msg.abort_at ?? null;
     return [{ sound: "notify" }, { turn: model.myTurn }];
+  },
+  taken_back(model, msg, now) {
+    const s = model.state;
+    s.moves = s.moves.slice(0, msg.ply);
+    s.pieces = msg.pieces;
+    s.fen = msg.fen;
+    s.side_to_move = msg.side_to_move;
+    s.legal = s.you && s.you === msg.side_to_move ? msg.legal : [];
+    s.lastMove = msg.last ?? null;
+    s.draw_offer = null;
+    s.takeback_offer = null;
+    s.abort_at = msg.abort_at ?? null;
+    if (msg.clocks) {
+      s.clocks = msg.clocks;
+      model.clockBase = now;
+    }
+    model.pending = null;
+    model.plies.length = Math.min(model.plies.length, msg.ply + 1);
+    if (model.reviewing !== null && model.reviewing >= msg.ply) model.reviewing = null;
+    return [{ sound: "move" }, { flash: "game.taken_back" }, { turn: model.myTurn }];
+  },
+  takeback_offered(model, msg) {
+    model.state.takeback_offer = msg.by;
+    return msg.by !== model.you ? [{ sound: "notify" }] : [];
+  },
+  takeback_declined(model, msg) {
+    model.state.takeback_offer = null;
+    return msg.by !== model.you ? [{ flash: "game.takeback_declined" }] : [];
+  },
+  takeback_lapsed(model) {
+    model.state.takeback_offer = null;
   },
   rated(model, msg) {
     for (const [side, change] of Object.entries(msg.ratings ?? {})) {
@@ -230,6 +272,7 @@ const FOLDS = {
     // "Back" only for someone seen leaving, not for an opponent's first arrival.
     const wasAway = model.state.players?.[msg.side]?.goneAt != null;
     model.patchPlayer(msg.side, { present: msg.present, goneAt: gone, claim_at: msg.present ? null : msg.claim_at ?? null });
+    if (msg.name) model.patchPlayer(msg.side, { name: msg.name }); // a player renamed itself
     if (msg.present && wasAway && msg.side !== model.you && model.you) return [{ flash: "game.opponent_back" }];
     return [];
   },
@@ -265,6 +308,8 @@ const FOLDS = {
     s.reason = msg.reason;
     s.legal = [];
     s.draw_offer = null;
+    s.takeback_offer = null;
+    s.abort_at = null;
     s.claimable = false;
     if (msg.clocks) {
       s.clocks = { ...msg.clocks, running: null };

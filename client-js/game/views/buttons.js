@@ -1,4 +1,4 @@
-// The seat's buttons (abort, draw, resign, rematch) and the links anyone may use.
+// The seat's buttons (abort, draw, takeback, resign, rematch) and the links anyone may use.
 import { copyText, h, replace } from "../../dom.js";
 import { t } from "../../i18n/index.js";
 import { isOver } from "../model.js";
@@ -16,6 +16,12 @@ export function renderButtons(el, page) {
       type: "button", class: "offer-draw", disabled: !model.may("draw_offer") || model.may("draw_accept"),
       onclick: () => page.send("draw_offer"),
     }, t("game.offer_draw")));
+  }
+  if (s.you && s.status === "playing" && !s.rated) {
+    buttons.push(h("button", {
+      type: "button", class: "takeback", disabled: !model.may("takeback_ask"),
+      onclick: () => page.send("takeback_ask"),
+    }, t("game.takeback")));
   }
   if (model.may("resign")) buttons.push(resignButton(el, page));
   // Whoever was offered a rematch answers it in the offer panel, not with a third button.

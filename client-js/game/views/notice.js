@@ -39,9 +39,31 @@ export function renderNotice(el, page) {
     const seconds = Math.ceil(claimIn / 1000);
     parts.push(h("p", { class: "claim-countdown", "data-seconds": seconds }, t("game.claim_in", { n: seconds })));
   }
+  const countdown = abortCountdown(page);
+  if (countdown) parts.push(countdown);
   if (page.hint) parts.push(h("p", { class: "notice hint", role: "status" }, page.hint));
   if (s.rated) parts.push(h("p", { class: "notice rated" }, t("game.rated")));
   replace(el, parts);
+}
+
+/** "Black must make a first move within 23 s, or the game is aborted." (or null). */
+function abortCountdown(page) {
+  const left = page.model.abortLeft(Date.now());
+  if (left === null) return null;
+  const el = h("p", { class: "notice first-move", "data-first-move": page.model.state.side_to_move });
+  updateCountdown(el, page);
+  return el;
+}
+
+/** Only the countdown's text: called ten times a second while it runs. */
+export function updateCountdown(el, page) {
+  const s = page.model.state;
+  const left = page.model.abortLeft(Date.now());
+  if (left === null) return;
+  const seconds = Math.max(0, Math.ceil(left / 1000));
+  el.textContent = s.you === s.side_to_move
+    ? t("game.first_move_you", { s: seconds })
+    : t("game.first_move", { colour: t(`colours.${s.side_to_move}`), s: seconds });
 }
 
 export function resultBanner(s) {

@@ -1,4 +1,5 @@
-// Offers waiting for an answer: a draw, a rematch, a claim against an absent opponent.
+// Offers waiting for an answer: a draw, a takeback, a rematch, a claim against an absent
+// opponent.
 import { h, replace } from "../../dom.js";
 import { t } from "../../i18n/index.js";
 
@@ -16,6 +17,16 @@ export function renderOffers(el, page) {
     } else {
       parts.push(h("div", { class: "offer draw-offer" },
         h("span", { class: "text" }, s.draw_offer === s.you ? t("game.draw_offered_by_you") : by)));
+    }
+  }
+  if (s.status === "playing" && s.takeback_offer && s.you) {
+    if (model.may("takeback_accept")) {
+      parts.push(h("div", { class: "offer takeback-offer" },
+        h("span", { class: "text" }, t("game.takeback_offered")),
+        h("button", { type: "button", class: "accept-takeback primary", onclick: send("takeback_accept") }, t("game.accept_takeback")),
+        h("button", { type: "button", class: "decline-takeback", onclick: send("takeback_decline") }, t("game.decline_draw"))));
+    } else if (s.takeback_offer === s.you) {
+      parts.push(h("div", { class: "offer takeback-offer" }, h("span", { class: "text" }, t("game.takeback_offered_by_you"))));
     }
   }
   if (s.rematch_offer && s.you && !s.rematch) {
