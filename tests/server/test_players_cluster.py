@@ -22,7 +22,7 @@ from server.store.redis import keys_of
 
 ADA = "ada-secret-player-id-0001"
 BOB = "bob-secret-player-id-0002"
-FIRST_MOVE_S = 1.0
+FIRST_MOVE_S = 2.5  # long enough for a loaded machine to make the first move in time
 
 
 @pytest.fixture(scope="module")
