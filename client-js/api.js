@@ -68,6 +68,10 @@ export const api = {
   player(player) {
     return request("GET", `/api/players/${encodeURIComponent(player)}`);
   },
+  /** A rule set's start position and worked examples -> {variant, board, start, examples}. */
+  ruleExamples(variant) {
+    return request("GET", `/api/rules/${encodeURIComponent(variant)}/examples`);
+  },
   pdn(game) {
     return request("GET", `/api/games/${encodeURIComponent(game)}/pdn`);
   },

@@ -3,6 +3,7 @@
 // it apart, crowning) drawn by the game's own board module. The boards come from the
 // server (GET /api/rules/{variant}/examples: the engine played each example); the
 // words come from i18n/en.js and i18n/de.js.
+import { api } from "./api.js";
 import { Board } from "./board.js";
 import { h, replace } from "./dom.js";
 import { t } from "./i18n/index.js";
@@ -33,8 +34,7 @@ export function mount(root, { variant }) {
   const chosen = VARIANTS.includes(variant) ? variant : null;
   let boards = null; // the server's answer for the chosen rule set
   if (chosen) {
-    fetch(`/api/rules/${chosen}/examples`, { credentials: "same-origin" })
-      .then((response) => (response.ok ? response.json() : null))
+    api.ruleExamples(chosen)
       .then((answer) => {
         boards = answer;
         render();
