@@ -13,6 +13,7 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.protocol import State
 
 
@@ -49,7 +50,7 @@ def frame_writer(send: Any) -> Callable[[bytes], bool] | None:
     the frame takes websockets' own path.
     """
     protocol: Any = getattr(send, "__self__", None)
-    if type(protocol).__name__ != "WebSocketsSansIOProtocol":
+    if not isinstance(protocol, WebSocketsSansIOProtocol):
         return None
     try:
         conn, transport, writable = protocol.conn, protocol.transport, protocol.writable

@@ -9,6 +9,7 @@ from starlette.types import ASGIApp
 from protocol.messages import MAX_FRAME_BYTES
 from server.config import Settings
 from server.net.http_protocol import UpgradeReleasingHttpToolsProtocol
+from server.net.ws_protocol import ParserReleasingWebSocketProtocol
 
 # Issue 7: a client frame beyond the protocol's 8 KiB is cut off by the transport
 # with close code 1009 before it is even buffered whole.
@@ -22,7 +23,8 @@ def uvicorn_config(settings: Settings, app: ASGIApp, **overrides: object) -> uvi
         "port": settings.port,
         # httptools, without the reference cycle it leaves at each WebSocket upgrade.
         "http": UpgradeReleasingHttpToolsProtocol,
-        "ws": "websockets-sansio",
+        # websockets' sans-I/O protocol, without the cycle each closed socket leaves.
+        "ws": ParserReleasingWebSocketProtocol,
         "ws_max_size": WS_MAX_BYTES,
         # Compression costs memory per socket and CPU per frame, and invites
         # compression bombs; msgpack frames are small already.

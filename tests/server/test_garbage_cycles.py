@@ -1,5 +1,6 @@
 """A node in play leaves no reference cycles behind: not at a WebSocket upgrade
-(server/net/http_protocol.py), not when a game's socket closes (net/frames.py).
+(server/net/http_protocol.py), not when a game's socket closes (net/frames.py,
+net/ws_protocol.py).
 
 That is what lets it run its full garbage collections rarely
 (server.__main__.GC_THRESHOLDS) without growing meanwhile. Each test counts the
@@ -18,6 +19,7 @@ import websockets
 from conftest import TEST_SETTINGS, free_port
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.server import ServerProtocol
 
 from protocol.client import Kondavo
 from server.net.serve import uvicorn_config
@@ -78,5 +80,31 @@ async def test_a_game_socket_that_closed_frees_its_protocol_by_reference_countin
                 break
             await asyncio.sleep(0.05)
         assert alive(WebSocketsSansIOProtocol) == before
+    finally:
+        gc.enable()
+
+
+async def test_a_finished_games_closed_sockets_free_their_websocket_connections(k: Kondavo):
+    """The players resign and close, as bench/forget.py's games do: websockets' own
+    connection object (its parser waits for an end of stream uvicorn never reports)
+    is freed by reference counting too."""
+    gc.collect()
+    gc.disable()
+    try:
+        before = alive(ServerProtocol)
+        for _ in range(3):
+            white = await k.create(variant="russian", clock=None)
+            black = await k.join(white.game, invite=white.invite)
+            w, b = await k.connect(white), await k.connect(black)
+            watcher = await k.connect(white.game)
+            await w.resign()
+            for connection in (w, b, watcher):
+                await connection.until(lambda c: c.status != "playing")
+                await connection.close()
+        for _ in range(100):
+            if alive(ServerProtocol) == before:
+                break
+            await asyncio.sleep(0.05)
+        assert alive(ServerProtocol) == before
     finally:
         gc.enable()

@@ -174,7 +174,9 @@ def test_uvicorn_is_pinned_and_its_websocket_limits_are_ours():
     assert pin.endswith(f"=={uvicorn.__version__}")
     settings = Settings(ping_interval_s=5, ping_timeout_s=7)
     config = uvicorn_config(settings, create_app(settings))
-    assert config.ws == "websockets-sansio"
+    from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+    assert isinstance(config.ws, type) and issubclass(config.ws, WebSocketsSansIOProtocol)
     assert config.ws_max_size == m.MAX_FRAME_BYTES == 8 * 1024
     assert config.ws_per_message_deflate is False
     assert (config.ws_ping_interval, config.ws_ping_timeout) == (5, 7)
