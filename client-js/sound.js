@@ -51,11 +51,19 @@ const SOUNDS = {
     tone(784, 0.32, 0.35);
   },
   notify: () => tone(880, 0, 0.12, { gain: 0.12 }),
+  // Two rising notes: your turn, played in a hidden tab too (that is when it matters).
+  turn: () => {
+    tone(660, 0, 0.09, { gain: 0.14 });
+    tone(880, 0.1, 0.12, { gain: 0.14 });
+  },
 };
 
-/** play("move" | "capture" | "end" | "notify") unless muted. */
+// Sounds that are worth hearing from a tab in the background.
+const EVEN_HIDDEN = new Set(["turn"]);
+
+/** play("move" | "capture" | "end" | "notify" | "turn") unless muted. */
 export function play(name) {
-  if (muted() || document.hidden) return;
+  if (muted() || (document.hidden && !EVEN_HIDDEN.has(name))) return;
   try {
     SOUNDS[name]?.();
   } catch {

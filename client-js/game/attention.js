@@ -1,6 +1,7 @@
 // "Your turn" outside the page: the tab title and the favicon get a mark, and a
 // browser notification appears when the tab is hidden (only if the player allowed it).
 import { t } from "../i18n/index.js";
+import * as sound from "../sound.js";
 import { turnTitle } from "./model.js";
 
 const ICON = "/static/favicon.svg";
@@ -18,6 +19,8 @@ export class Attention {
     const started = this.myTurn === false && myTurn;
     this.myTurn = myTurn;
     this.setIcon(myTurn);
+    // In view, the opponent's move sound says it; in a hidden tab, a sound of its own.
+    if (started && document.hidden) sound.play("turn");
     if (started && document.hidden && "Notification" in window && Notification.permission === "granted") {
       try {
         new Notification(t("game.your_turn_short"), { body: base, icon: ICON, tag: "kondavo-turn" });
