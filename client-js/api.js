@@ -64,6 +64,20 @@ export const api = {
     const query = variant ? `?variant=${encodeURIComponent(variant)}` : "";
     return request("GET", `/api/players/${encodeURIComponent(player)}/games${query}`);
   },
+  /** Whether the game's own record is still kept (finished games expire after some days). */
+  async gameKept(game) {
+    try {
+      await request("GET", `/api/games/${encodeURIComponent(game)}`);
+      return true;
+    } catch (err) {
+      if (err.code === "room/not_found") return false;
+      throw err;
+    }
+  },
+  /** One game of a player's history as PDN text (kept after the game's own record). */
+  playerGamePdn(player, game) {
+    return request("GET", `/api/players/${encodeURIComponent(player)}/games.pdn?game=${encodeURIComponent(game)}`);
+  },
   /** A player's ratings and name -> {player, computer, name, ratings}. */
   player(player) {
     return request("GET", `/api/players/${encodeURIComponent(player)}`);

@@ -5,6 +5,8 @@ import { h, replace, svg } from "../dom.js";
 import { has, lang, t } from "../i18n/index.js";
 import { OTHER } from "../game/model.js";
 import { VARIANTS } from "../variants.js";
+import { api } from "../api.js";
+import { ReplayView } from "../import/replay.js";
 
 function clockText(clock) {
   if (!clock) return t("home.no_clock");
@@ -37,7 +39,7 @@ function outcomeOf(game) {
   return "draw";
 }
 
-export function gamesTable(games) {
+export function gamesTable(games, onReplay = null) {
   if (!games.length) return h("p", { class: "empty" }, t("my_games.empty"));
   const date = new Intl.DateTimeFormat(lang(), { dateStyle: "medium", timeStyle: "short" });
   return h("table", { class: "games-list" },
@@ -54,8 +56,10 @@ export function gamesTable(games) {
       h("td", {}, t(`colours.${game.color}`)),
       h("td", { class: "result" }, resultText(game),
         game.rated ? h("span", { class: "meta rated" }, ` · ${t("lobby.rated")}`) : null),
-      h("td", {}, h("a", { class: "open-game", href: `/g/${encodeURIComponent(game.id)}` },
-        game.status === "live" ? t("my_games.play_on") : t("my_games.replay")))))));
+      h("td", {}, h("a", {
+        class: "open-game", href: `/g/${encodeURIComponent(game.id)}`,
+        onclick: game.status === "finished" && onReplay ? (e) => onReplay(e, game) : null,
+      }, game.status === "live" ? t("my_games.play_on") : t("my_games.replay")))))));
 }
 
 /** One small line chart per rule set: the rating after each rated game. */
@@ -85,6 +89,32 @@ export function mountGames(root, { player, heading, extra = () => null }) {
   if (!VARIANTS.includes(variant)) variant = null;
   let answer = null;
   let error = "";
+  const replayBox = h("div", { class: "history-replay", hidden: true });
+  let replay = null;
+
+  /** A finished game opens on the game page while its record is kept (some days); after
+   * that, from this history's PDN in the import page's replay view, here. */
+  async function onReplay(event, game) {
+    event.preventDefault();
+    const href = event.currentTarget.href;
+    try {
+      if (await api.gameKept(game.id)) {
+        location.assign(href);
+        return;
+      }
+      const pdn = await api.playerGamePdn(player.id, game.id);
+      const read = await api.importGames({ pdn, variant: game.variant });
+      const found = read.games.find((g) => !g.error);
+      if (!found) throw new Error(read.games[0]?.error?.message ?? "");
+      replay ??= new ReplayView(replayBox);
+      replay.show(found, read.layouts[found.variant]);
+      replayBox.hidden = false;
+      replayBox.scrollIntoView?.();
+    } catch (err) {
+      error = err.message || err.code;
+      render();
+    }
+  }
 
   async function load() {
     try {
@@ -114,7 +144,8 @@ export function mountGames(root, { player, heading, extra = () => null }) {
       answer ? ratingCharts(answer.ratings) : null,
       h("div", { class: "row" }, filter, " ", pdn),
       error ? h("p", { class: "error" }, error) : null,
-      answer ? gamesTable(answer.games) : h("p", { class: "notice" }, t("my_games.loading"))));
+      answer ? gamesTable(answer.games, player ? onReplay : null) : h("p", { class: "notice" }, t("my_games.loading"))),
+    replayBox);
   }
 
   render();

@@ -440,13 +440,18 @@ def _public_player(request: Request) -> str:
 
 
 async def _history(request: Request) -> tuple[str, list[dict[str, Any]]]:
-    """The player of the path and its games, newest first, filtered by ``?variant=``."""
+    """The player of the path and its games, newest first, filtered by ``?variant=`` and
+    ``?game=`` (one game: its replay once the game's own record has expired)."""
     player = _public_player(request)
     wanted = request.query_params.get("variant")
     if wanted is not None:
         wanted = _variant({"variant": wanted})
+    game = request.query_params.get("game")
     found = await request.app.state.store.player_games(player)
-    return player, [g for g in found if wanted is None or g["variant"] == wanted]
+    return player, [
+        g for g in found
+        if (wanted is None or g["variant"] == wanted) and (game is None or g["id"] == game)
+    ]
 
 
 async def player_games(request: Request) -> Response:
@@ -465,7 +470,8 @@ async def player_games(request: Request) -> Response:
 
 
 async def player_games_pdn(request: Request) -> Response:
-    """``GET /api/players/{id}/games.pdn[?variant=]``: every finished game as one PDN file."""
+    """``GET /api/players/{id}/games.pdn[?variant=][&game=]``: every finished game (or the
+    one named) as one PDN file."""
     try:
         player, found = await _history(request)
     except BadRequest as bad:

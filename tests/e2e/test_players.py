@@ -4,6 +4,13 @@ the computer."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+from conftest import REPO, free_port, wait_for_http
 from e2e_support import Player, artifacts_dir
 from test_vs_computer import start_computer_game
 
@@ -95,3 +102,59 @@ def test_a_takeback_against_the_computer_is_granted_at_once(open_page):
     me.play(me.legal()[-1]["path"], 1)
     me.wait_ply(2)
     assert me.page.locator("button.takeback").is_enabled()
+
+
+@pytest.fixture
+def forgetful_server() -> Iterator[str]:
+    """A second server that forgets a finished game's record 2 s after its end, as a
+    long-running site forgets it after days; the players' histories stay."""
+    port = free_port()
+    env = {**os.environ, "KONDAVO_HOST": "127.0.0.1", "KONDAVO_PORT": str(port),
+           "KONDAVO_FINISHED_KEPT_S": "2", "KONDAVO_GAMES_PER_IP": "0",
+           "KONDAVO_CLIENT_DIR": str(REPO / "client-js")}
+    env.pop("KONDAVO_REDIS_URL", None)
+    process = subprocess.Popen([sys.executable, "-m", "server"], cwd=REPO, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_http(f"{base}/healthz", process)
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_a_game_whose_record_expired_is_replayed_from_the_history(open_page, forgetful_server):
+    page = open_page("/")
+    page.goto(f"{forgetful_server}/")
+    page.locator('[data-choice="variant:russian"]').click()
+    page.locator('[data-choice="clock:none"]').click()
+    page.locator('[data-choice="colour:white"]').click()
+    page.locator('[data-choice="opponent:computer"]').click()
+    page.locator('[data-choice="level:1"]').click()
+    page.locator("button.play").click()
+    page.wait_for_url("**/g/*")
+    me = Player(page)
+    game = page.url.rsplit("/", 1)[1]
+    me.wait_turn(1)
+    me.play(me.legal()[0]["path"], 1)
+    me.wait_ply(2)
+    moves = me.moves()
+    page.locator("button.resign").click()
+    page.locator("button.resign.armed").click()
+    me.banner().wait_for()
+    page.goto(f"{forgetful_server}/my")
+    row = page.locator(f'tr.game-row[data-game="{game}"]')
+    row.wait_for()
+    for _ in range(60):  # the record is forgotten 2 s after the end (checked as time ticks)
+        status = page.evaluate("async id => (await fetch(`/api/games/${id}`)).status", game)
+        if status == 404:
+            break
+        page.wait_for_timeout(250)
+    assert status == 404
+    row.locator("a.open-game").click()
+    replay = page.locator(".history-replay .game.replay")
+    replay.wait_for()
+    assert page.url.endswith("/my")  # replayed here: the game page has nothing left to show
+    shown = [t for t in replay.locator(".movelist .mv").all_text_contents() if t]
+    assert shown == moves

@@ -108,6 +108,10 @@ async def test_all_of_a_players_games_come_as_one_pdn_file(k: Kondavo, live):
     for each in games:
         assert each.game.tags["White"] == "Ada" and each.game.tags["Black"] == "Bo"
         assert len(each.game.notation) == 4 and each.game.result.value == "white"
+    # One game alone: what the "My games" page replays once the game's record is gone.
+    one = await asyncio.to_thread(lambda: urllib.request.urlopen(f"{url}?game={second}").read())
+    (only,) = read_pdn_games(one.decode())
+    assert only.game.tags["Site"].endswith(second) and only.game.rules == get_rules("international")
 
 
 async def test_a_rated_game_adds_a_point_to_the_rating_history_of_its_rule_set(k: Kondavo):
