@@ -293,7 +293,7 @@ def test_every_page_in_german_has_no_english_only_string(open_page, server):
     assert game.page.evaluate(ENGLISH_ONLY) == []
     assert "Computer, Stufe 2" in game.page.locator(".player-bar.black").inner_text()
     assert "Polnisch / International" in game.page.title()
-    for path in ("/", "/rules", "/rules/international", "/rules/brazilian", "/ratings"):
+    for path in ("/", "/rules", "/rules/international", "/rules/brazilian", "/ratings", "/import"):
         page = open_page(path, locale="de-DE")
         page.wait_for_selector("main#app > *")
         page.wait_for_timeout(300)
