@@ -52,7 +52,10 @@ export function mount(root, { variant }) {
           class: `${p.player === me ? "me" : ""}${p.provisional ? " provisional" : ""}`.trim() || undefined,
         },
         h("td", {}, String(p.rank)),
-        h("td", {}, p.name || `${t("lobby.anonymous")} ${p.player.slice(1, 7)}`,
+        h("td", {}, p.player.startsWith("computer-")
+          ? (p.name || `${t("lobby.anonymous")} ${p.player.slice(1, 7)}`)
+          : h("a", { class: "player-link", href: `/players/${encodeURIComponent(p.player)}` },
+            p.name || `${t("lobby.anonymous")} ${p.player.slice(1, 7)}`),
           p.player === me ? h("span", { class: "meta" }, ` (${t("game.you")})`) : null),
         h("td", { class: "rating", title: p.provisional ? t("ratings_page.provisional") : undefined }, ratingText(p)),
         h("td", {}, `±${p.rd}`),

@@ -86,6 +86,12 @@ def test_a_finished_game_is_found_under_my_games_and_stepped_through(open_page):
     page.wait_for_function("() => document.querySelector('.game').dataset.reviewing === ''")
     assert game_box.get_attribute("data-status") == "finished"
     page.locator("button.pdn").wait_for()
+    # The public page lists the same game, with a rating chart once there are rated games.
+    page.goto("/my")
+    page.locator("a.public-page").click()
+    page.wait_for_url("**/players/*")
+    page.locator(f'tr.game-row[data-game="{game}"]').wait_for()
+    page.locator("h1").filter(has_text="Games of").wait_for()
 
 
 def test_a_takeback_against_the_computer_is_granted_at_once(open_page):
