@@ -85,7 +85,9 @@ export function analysisPanel(record, { onSelect = () => {} } = {}) {
     points.length > 1 ? svg("polyline", { class: "eval-line", points: line }) : null,
     marks.map((m) => {
       const [x, y] = points[m.ply] || [0, 0];
-      return svg("circle", { class: `mark ${m.judgement}`, cx: x, cy: y, r: 4,
+      // A dot as a zero-length line with a round cap: its stroke keeps its size on
+      // screen (non-scaling), where a circle would stretch with the graph's width.
+      return svg("line", { class: `mark ${m.judgement}`, x1: x, y1: y, x2: x, y2: y,
         "data-ply": m.ply }, svg("title", {}, `${moveLabel(m.ply)}: ${t(`analysis.${m.judgement}`)}`));
     }),
     selected !== null && points[selected]
