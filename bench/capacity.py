@@ -25,8 +25,11 @@ total CPU per move at most 1.15x one node's; one Redis core carries at least 4 n
 cores; the cluster's keys within 20% of even over its masters.
 
 ``--pin``: the nodes on CPU 0, Redis and the load generator on CPU 1 (every thread,
-as ``taskset -a`` does). How busy the whole machine was (all processes, from
-/proc/stat) is printed beside every run: other work on the machine changes throughput
+as ``taskset -a`` does). It did not steady anything on the 2-core machine shared with
+other work: with a load average of 20, the generator and Redis on one core could not
+even set up the paced games in ten minutes. The figures in the README are unpinned.
+How busy the whole machine was (all processes, from /proc/stat) is printed beside
+every run: other work on the machine changes throughput
 and latency, much less the CPU time per move.
 
     .venv/bin/python bench/capacity.py --quick     # under 10 minutes
