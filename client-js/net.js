@@ -30,6 +30,16 @@ export class Connection {
     this.pingTimer = null;
     this.lastHeard = 0;
     this.pingCount = 0;
+    // Commands sent with a version `v` and an `ack` whose answer has not come yet, by
+    // ack: sent again, unchanged, after a reconnect. The server knows a command by its
+    // seat, type, `v` and content, and answers one it already applied with its first
+    // ack, so a resend never plays a move twice (protocol/README.md, "Sending again").
+    this.unanswered = new Map();
+    // The network's round trip, from our pings' answers (the smallest of the last few):
+    // sent with each move as `lag`, which the server gives back to our clock within a
+    // quota (protocol/README.md, "Clocks and lag").
+    this.pingsOut = new Map();
+    this.roundTrips = [];
     this.online = () => this.reconnectNow();
     window.addEventListener("online", this.online);
   }
@@ -48,6 +58,8 @@ export class Connection {
       this.onStatus("online");
       this.startPing();
       this.onOpen(this);
+      this.ping(); // a first measure of the round trip, before the first move
+      for (const [, { t, fields }] of this.unanswered) this.ws.send(toServer(t, fields));
     };
     ws.onmessage = (event) => {
       if (ws !== this.ws) return;
@@ -61,6 +73,11 @@ export class Connection {
           return;
         }
         throw err;
+      }
+      if ((msg.t === "ack" || msg.t === "error") && msg.ack != null) this.unanswered.delete(msg.ack);
+      if (msg.t === "pong" && this.pingsOut.has(msg.n)) {
+        this.roundTrips = [...this.roundTrips.slice(-4), performance.now() - this.pingsOut.get(msg.n)];
+        this.pingsOut.delete(msg.n);
       }
       this.onMessage(msg);
     };
@@ -99,7 +116,12 @@ export class Connection {
 
   send(t, fields) {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
-    this.ws.send(toServer(t, fields));
+    if (t === "move" && fields && fields.lag == null && this.roundTrips.length) {
+      fields = { ...fields, lag: Math.round(Math.min(...this.roundTrips)) };
+    }
+    const frame = toServer(t, fields);
+    if (fields && fields.ack != null && fields.v != null) this.unanswered.set(fields.ack, { t, fields });
+    this.ws.send(frame);
     return true;
   }
 
@@ -115,8 +137,14 @@ export class Connection {
         this.reconnectNow();
         return;
       }
-      this.send("ping", { n: ++this.pingCount });
+      this.ping();
     }, PING_EVERY_MS);
+  }
+
+  ping() {
+    const n = ++this.pingCount;
+    this.pingsOut.clear(); // an unanswered ping is not a round trip
+    if (this.send("ping", { n })) this.pingsOut.set(n, performance.now());
   }
 
   stopPing() {

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import secrets
 import urllib.error
@@ -34,6 +35,9 @@ from websockets.typing import Subprotocol
 from . import messages as m
 
 DEFAULT_TIMEOUT = 10.0
+RESENDS = 3  # times a command is sent again after a lost socket or a busy server
+# Close codes after which a client comes back (see protocol/README.md, "Close codes").
+COME_BACK_AFTER = frozenset({1001, 1006, 1011, 4008})
 
 
 class HttpError(Exception):
@@ -216,8 +220,8 @@ class GameConnection:
         self.takeback_offer: str | None = None
         self.rematch: str | None = None
         self.spectators = 0
-        # Random start: the server spots a resent move by seat and ack id, so two
-        # connections of one seat must not both count from 1.
+        # Ack ids only pair answers with commands on this connection (the server knows a
+        # resent command by its seat, type, ``v`` and content, never by its ack id).
         self._ack = secrets.randbelow(1 << 30)
         self._waiting: dict[int, asyncio.Future[m.Ack]] = {}
         self._pings: dict[int, asyncio.Future[m.Pong]] = {}
@@ -398,10 +402,32 @@ class GameConnection:
         await self.socket.send(frame)
 
     async def command(self, cls: type[m.Command], **fields: Any) -> m.Ack:
-        """Send a command with a fresh ack id; its ``Ack``, or ``CommandRefused``."""
-        self._ack += 1
-        ack = self._ack
-        return await self._await_ack(cls(ack=ack, **fields), ack)
+        """Send a command chosen now (at the version this connection has seen); its
+        ``Ack``, or ``CommandRefused``. It is resent safely (see ``resend``)."""
+        fields.setdefault("v", self.v)
+        return await self.resend(cls(**fields))
+
+    async def resend(self, message: m.Command) -> m.Ack:
+        """Send ``message`` and wait for its answer; when the socket drops first (closed
+        with a code a client should come back after) or the server is busy, reconnect or
+        wait, and send the very same command again (a new ack id, the same ``v``). The
+        server answers a command it has already applied with its first ack, so a command
+        is applied once however often it is sent (protocol/README.md, "Sending again")."""
+        for attempt in range(RESENDS + 1):
+            self._ack += 1
+            ack = self._ack
+            try:
+                return await self._await_ack(dataclasses.replace(message, ack=ack), ack)
+            except ConnectionError:
+                if attempt == RESENDS or self.close_code not in COME_BACK_AFTER:
+                    raise
+                await asyncio.sleep(0.05 * (attempt + 1))
+                await self.reconnect()
+            except CommandRefused as refused:
+                if attempt == RESENDS or refused.code != m.ErrorCode.SERVER_BUSY:
+                    raise
+                await asyncio.sleep(0.2 * (attempt + 1))
+        raise AssertionError("unreachable")
 
     async def _await_ack(self, message: m.Command, ack: int) -> m.Ack:
         future: asyncio.Future[m.Ack] = asyncio.get_running_loop().create_future()
@@ -409,18 +435,17 @@ class GameConnection:
         await self.send(message)
         return await asyncio.wait_for(future, self.client.timeout)
 
-    async def move(self, move: str | list[str] | dict[str, Any], ack: int | None = None) -> m.Ack:
-        """Play a move: notation text, a path of labels, or a ``legal`` entry."""
+    async def move(self, move: str | list[str] | dict[str, Any], lag: int | None = None) -> m.Ack:
+        """Play a move: notation text, a path of labels, or a ``legal`` entry; chosen at
+        the version this connection has seen, so it is resent safely. ``lag``: this
+        client's network round trip in ms (the server credits it within a quota)."""
         if isinstance(move, dict):
             move = list(move["path"])
-        if ack is None:
-            self._ack += 1
-            ack = self._ack
         if isinstance(move, str):
-            message = m.MakeMove(notation=move, v=self.v, ack=ack)
+            message = m.MakeMove(notation=move, v=self.v, lag=lag)
         else:
-            message = m.MakeMove(path=list(move), v=self.v, ack=ack)
-        done = await self._await_ack(message, ack)
+            message = m.MakeMove(path=list(move), v=self.v, lag=lag)
+        done = await self.resend(message)
         # Return with the move's own event in: the board here is then the new one.
         await self.until(lambda c: c.v >= done.v or c.close_code is not None)
         return done

@@ -69,6 +69,7 @@ class ErrorCode(enum.StrEnum):
     MOVE_NOT_YOUR_TURN = "move/not_your_turn"
     MOVE_STALE = "move/stale"
     MOVE_NO_OPPONENT = "move/no_opponent"
+    GAME_BAD_VERSION = "game/bad_version"
     # seats and rooms
     SEAT_SPECTATOR = "seat/spectator"
     SEAT_BAD_TOKEN = "seat/bad_token"
@@ -109,6 +110,8 @@ class ErrorCode(enum.StrEnum):
     API_BAD_CLOCK = "api/bad_clock"
     API_BAD_FEN = "api/bad_fen"
     API_TOO_LARGE = "api/too_large"
+    API_NOT_FOUND = "api/not_found"
+    API_METHOD = "api/method"
     # a game of an imported PDN file that the reader refused (``POST /api/import``)
     PDN_SYNTAX = "pdn/syntax"
     PDN_TAG = "pdn/tag"
@@ -147,6 +150,9 @@ SENTENCES: dict[ErrorCode, str] = {
         "The board changed since you chose that move; here is the current position."
     ),
     ErrorCode.MOVE_NO_OPPONENT: "Nobody has taken the other seat yet.",
+    ErrorCode.GAME_BAD_VERSION: (
+        "This game has not reached version {v}; here is its current state."
+    ),
     ErrorCode.SEAT_SPECTATOR: "Spectators can watch and chat, not play.",
     ErrorCode.SEAT_BAD_TOKEN: "This seat token is not valid here; you are watching.",
     ErrorCode.SEAT_TAKEN: "Both seats are taken; you can still watch.",
@@ -188,6 +194,8 @@ SENTENCES: dict[ErrorCode, str] = {
     ErrorCode.API_BAD_CLOCK: "'{field}' must be {expected}.",
     ErrorCode.API_BAD_FEN: "Not a position to start from: {why}.",
     ErrorCode.API_TOO_LARGE: "The request body is larger than {limit} KiB; send less at a time.",
+    ErrorCode.API_NOT_FOUND: "There is nothing at {path}.",
+    ErrorCode.API_METHOD: "{path} does not take {method}; it takes {allowed}.",
     # An imported game the PDN reader refused carries the reader's own sentence; these
     # say the same in general, {why} being that sentence.
     ErrorCode.PDN_SYNTAX: "Not PDN as written: {why}.",
@@ -234,8 +242,20 @@ class ProtocolError(ValueError):
 
     def __init__(self, code: ErrorCode, **slots: object):
         self.code = code
+        self.ack: int | None = None  # the failed frame's ack, when it had one
         self.sentence = sentence(code, **slots)
         super().__init__(f"[{code}] {self.sentence}")
+
+
+# Field metadata: the field must be in the frame, though the Python class has a default
+# (so the server's own code may leave it out: ``Hello()`` is protocol version 1).
+_REQUIRED = {"required": True}
+
+
+def _required(f: dataclasses.Field[Any]) -> bool:
+    """Whether a frame must carry field ``f`` (``msg/missing_field`` otherwise)."""
+    no_default = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    return no_default or bool(f.metadata.get("required"))
 
 
 def _limit(**limits: Any) -> dict[str, Any]:
@@ -282,7 +302,7 @@ class Hello(ClientMessage):
     """First message on every socket: who I am (seat token or none) and what I have seen."""
 
     t: ClassVar[str] = "hello"
-    proto: int = field(default=PROTOCOL_VERSION, metadata=_limit(min=0))
+    proto: int = field(default=PROTOCOL_VERSION, metadata={**_limit(min=0), **_REQUIRED})
     token: str | None = field(default=None, metadata=_limit(max_len=200))
     # Last event version this client has seen; the server sends what came after it.
     since: int | None = field(default=None, metadata=_limit(min=0))
@@ -293,19 +313,31 @@ class Hello(ClientMessage):
 
 @dataclass(frozen=True, slots=True)
 class Command(ClientMessage):
-    """A command for the room; ``ack`` (optional) is echoed by ``ack`` or ``error``."""
+    """A command for the room; ``ack`` (optional) is echoed by ``ack`` or ``error``.
+
+    ``v``: the game's version the client had seen when it chose the command. With it, a
+    command is safe to send again (after a lost ``ack``, a reconnect, on any node): its
+    identity is the seat, its type, ``v`` and its other fields, and a command the room
+    has already applied is answered with its first ``ack`` again instead of being judged
+    anew. ``ack`` is only the client's label for the answer, never the identity.
+    """
 
     ack: int | None = field(default=None, kw_only=True, metadata=_limit(min=0))
+    v: int | None = field(default=None, kw_only=True, metadata=_limit(min=0))
 
 
 @dataclass(frozen=True, slots=True)
 class MakeMove(Command):
-    """Play a move: ``path`` of square labels, or ``notation`` text; ``v`` it was made against."""
+    """Play a move: ``path`` of square labels, or ``notation`` text; ``v`` it was made against.
+
+    ``lag``: the client's measure of its network's round trip (ms), credited to its clock
+    within the seat's lag quota (``server.core.lag``).
+    """
 
     t: ClassVar[str] = "move"
     path: list[str] | None = field(default=None, metadata=_limit(max_len=64))
     notation: str | None = field(default=None, metadata=_limit(max_len=400))
-    v: int | None = field(default=None, metadata=_limit(min=0))
+    lag: int | None = field(default=None, kw_only=True, metadata=_limit(min=0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -384,7 +416,8 @@ class SendChat(Command):
     """A chat line: players talk to players, spectators to spectators."""
 
     t: ClassVar[str] = "chat"
-    text: str = field(default="", metadata=_limit(max_len=1000))
+    # 1,000 characters as sent; at most CHAT_MAX_CHARS once cleaned (chat/too_long).
+    text: str = field(default="", metadata={**_limit(max_len=1000), **_REQUIRED})
 
 
 @dataclass(frozen=True, slots=True)
@@ -476,6 +509,7 @@ class Moved(Event):
     legal: list[dict[str, Any]] = field(default_factory=list)
     clocks: dict[str, Any] | None = None
     abort_at: int | None = None  # see State.abort_at: the side now to move's first move
+    now: int = 0  # the server's time (epoch ms) at which ``clocks`` were read
 
 
 @dataclass(frozen=True, slots=True)
@@ -607,6 +641,7 @@ class Over(Event):
     result: Literal["white", "black", "draw"] | None = None
     reason: str = ""
     clocks: dict[str, Any] | None = None
+    now: int = 0  # the server's time (epoch ms) at which ``clocks`` were read
 
 
 @dataclass(frozen=True, slots=True)
@@ -820,9 +855,7 @@ def _plan(cls: type[Message]) -> tuple[_FieldCheck, ...]:
         plan = _PLANS[cls] = tuple(
             _FieldCheck(
                 name=f.name,
-                required=(
-                    f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-                ),
+                required=_required(f),
                 check=_checker(tp),
                 max_len=f.metadata.get("limits", {}).get("max_len"),
                 min=f.metadata.get("limits", {}).get("min"),
@@ -985,8 +1018,20 @@ def _unpack(frame: Any, max_bytes: int | None) -> Any:
 
 
 def decode_client(frame: Any, max_bytes: int | None = MAX_FRAME_BYTES) -> ClientMessage:
-    """Decode and validate a frame a client sent; raises only ``ProtocolError``."""
-    return from_dict(_unpack(frame, max_bytes), CLIENT_MESSAGES)
+    """Decode and validate a frame a client sent; raises only ``ProtocolError``, whose
+    ``ack`` is the frame's own ``ack`` when it had a valid one (the answer echoes it)."""
+    body = _unpack(frame, max_bytes)
+    try:
+        return from_dict(body, CLIENT_MESSAGES)  # type: ignore[return-value]
+    except ProtocolError as exc:
+        exc.ack = _ack_of(body)
+        raise
+
+
+def _ack_of(body: Any) -> int | None:
+    """The ``ack`` of a map that failed to decode, if it is a valid one."""
+    ack = body.get("ack") if type(body) is dict else None
+    return ack if type(ack) is int and 0 <= ack <= _MAX_SAFE_INT else None
 
 
 def decode_server(frame: Any, max_bytes: int | None = None) -> ServerMessage:
@@ -997,13 +1042,14 @@ def decode_server(frame: Any, max_bytes: int | None = None) -> ServerMessage:
 def schema() -> dict[str, Any]:
     """The message set as plain data, for clients in other languages to check against."""
 
-    def describe(registry: Mapping[str, type[Message]]) -> dict[str, Any]:
+    def describe(registry: Mapping[str, type[Message]], sent_whole: bool) -> dict[str, Any]:
+        # ``sent_whole``: the server writes every field of its messages (nil when it has
+        # no value), so each is always there; a client must send those marked required.
         return {
             tag: {
                 f.name: {
                     "type": _type_name(tp),
-                    "required": f.default is dataclasses.MISSING
-                    and f.default_factory is dataclasses.MISSING,
+                    "required": sent_whole or _required(f),
                     **f.metadata.get("limits", {}),
                 }
                 for f, tp in _fields(cls)
@@ -1015,8 +1061,8 @@ def schema() -> dict[str, Any]:
         "protocol": PROTOCOL_VERSION,
         "subprotocol": SUBPROTOCOL,
         "max_frame_bytes": MAX_FRAME_BYTES,
-        "client_to_server": describe(CLIENT_MESSAGES),
-        "server_to_client": describe(SERVER_MESSAGES),
+        "client_to_server": describe(CLIENT_MESSAGES, sent_whole=False),
+        "server_to_client": describe(SERVER_MESSAGES, sent_whole=True),
         "error_codes": [c.value for c in ErrorCode],
         "close_codes": {c.name: c.value for c in CloseCode},
     }

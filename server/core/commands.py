@@ -1,4 +1,10 @@
-"""What can happen to a room: commands from players, spectators, sockets and time.
+"""What can happen to a room besides what a player sends: seats, sockets and time.
+
+What players and spectators send is the protocol's own command list
+(``protocol.messages.Command``: a move, a draw offer, a chat line...), handed to the
+room as it was decoded, inside a ``Sent`` that says who sent it. There is no second
+list of those here: a new command is a message in ``protocol/messages.py`` and a
+handler in ``room.py``, and nothing in between.
 
 ``by`` is the side of the seat that sent the command, or None for a spectator.
 Anything random (new ids, new tokens) is made by the adapter and passed in, so the
@@ -7,8 +13,10 @@ room stays a pure function.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from protocol import messages as m
 from server.core.record import Side
 
 
@@ -19,6 +27,32 @@ class Fresh:
     game_id: str
     white_token: str
     black_token: str
+
+
+@dataclass(frozen=True, init=False)
+class Sent:
+    """A command a socket (or the computer) sent: the protocol message and who sent it.
+
+    ``name``: a spectator's chosen name, for its chat lines (players' names come from
+    their seats). ``fresh``: makes the ids and tokens of a new game, called only if the
+    command starts a rematch (most commands never need one, and making secrets costs).
+    """
+
+    by: Side | None
+    message: m.Command
+    name: str | None = None
+    fresh: Callable[[], Fresh] | None = None
+
+    def __init__(
+        self,
+        by: Side | None,
+        message: m.Command,
+        name: str | None = None,
+        fresh: Callable[[], Fresh] | None = None,
+    ):
+        # Not the frozen dataclass's own, which sets each field through
+        # object.__setattr__: one is made for every move (bench/relay.py).
+        self.__dict__.update(by=by, message=message, name=name, fresh=fresh)
 
 
 @dataclass(frozen=True)
@@ -42,101 +76,6 @@ class Disconnect:
     by: Side
 
 
-@dataclass(frozen=True, init=False)
-class PlayMove:
-    by: Side | None
-    path: tuple[str, ...] | None = None
-    notation: str | None = None
-    ack: int | None = None
-    v: int | None = None  # the version the move was made against
-
-    def __init__(
-        self,
-        by: Side | None,
-        path: tuple[str, ...] | None = None,
-        notation: str | None = None,
-        ack: int | None = None,
-        v: int | None = None,
-    ):
-        # Not the frozen dataclass's own, which sets each field through
-        # object.__setattr__: this is made for every move, and that was most of its cost.
-        self.__dict__.update(by=by, path=path, notation=notation, ack=ack, v=v)
-
-
-@dataclass(frozen=True)
-class OfferDraw:
-    by: Side | None
-
-
-@dataclass(frozen=True)
-class AcceptDraw:
-    by: Side | None
-
-
-@dataclass(frozen=True)
-class DeclineDraw:
-    by: Side | None
-
-
-@dataclass(frozen=True)
-class Resign:
-    by: Side | None
-
-
-@dataclass(frozen=True)
-class Abort:
-    by: Side | None
-
-
-@dataclass(frozen=True)
-class AskTakeback:
-    """Take back my last move (and the opponent's reply, if it came already)."""
-
-    by: Side | None
-
-
-@dataclass(frozen=True)
-class AcceptTakeback:
-    by: Side | None
-
-
-@dataclass(frozen=True)
-class DeclineTakeback:
-    by: Side | None
-
-
-@dataclass(frozen=True)
-class OfferRematch:
-    by: Side | None
-    fresh: Fresh | None = None  # used when the opponent had already offered
-
-
-@dataclass(frozen=True)
-class AcceptRematch:
-    by: Side | None
-    fresh: Fresh | None = None
-
-
-@dataclass(frozen=True)
-class DeclineRematch:
-    by: Side | None
-
-
-@dataclass(frozen=True)
-class Claim:
-    """The opponent is gone: claim the game as a win, or as a draw."""
-
-    by: Side | None
-    draw: bool = False
-
-
-@dataclass(frozen=True)
-class Chat:
-    by: Side | None
-    text: str
-    name: str | None = None  # a spectator's chosen name; players' names come from seats
-
-
 @dataclass(frozen=True)
 class MarkRated:
     """The finished rated game's result reached both ratings: record it, and tell all.
@@ -152,24 +91,4 @@ class Tick:
     """Time has passed: let flags fall and claims open."""
 
 
-Command = (
-    Join
-    | Connect
-    | Disconnect
-    | PlayMove
-    | OfferDraw
-    | AcceptDraw
-    | DeclineDraw
-    | Resign
-    | Abort
-    | AskTakeback
-    | AcceptTakeback
-    | DeclineTakeback
-    | OfferRematch
-    | AcceptRematch
-    | DeclineRematch
-    | Claim
-    | Chat
-    | MarkRated
-    | Tick
-)
+Command = Sent | Join | Connect | Disconnect | MarkRated | Tick

@@ -37,18 +37,28 @@ class SeatRecord:
     sockets: int = 0  # open sockets of this player, on all nodes
     gone_since: int | None = None  # when the last socket left (or the seat was taken)
     claim_announced: bool = False  # the opponent has been told it may claim
-    last_move_ack: int | None = None  # ack id of this player's last applied move
     bot: bool = False  # the computer's seat: never "gone", never claimed against
     # The player's public id (``ratings.public_id`` of the browser's secret id, or
     # ``computer-N``), and its rating in this rule set when it sat down (whole points).
     player: str | None = None
     rating: int | None = None
     provisional: bool = False
+    # The last command of each type this seat had applied, by type: "<the version it was
+    # chosen at> <its identity> <the version after it>". A resend of it gets the same
+    # ack (``room._sent``).
+    done: dict[str, str] = field(default_factory=dict)
+    # What is left of the seat's lag quota (``core.lag``); None before its first timed move.
+    lag_quota_ms: int | None = None
 
     def copy(self) -> SeatRecord:
-        """A copy: every field is an immutable scalar or string."""
+        """A copy: every field is an immutable scalar or string but ``done``, a map of
+        strings."""
         twin = object.__new__(SeatRecord)
-        twin.__dict__ = self.__dict__.copy()
+        body = twin.__dict__ = self.__dict__.copy()
+        if body["done"]:
+            body["done"] = body["done"].copy()
+        else:
+            body["done"] = {}
         return twin
 
 
@@ -161,7 +171,7 @@ class GameRecord:
         if body.get("reason") is not None:
             body["reason"] = Reason(body["reason"])
         body["seats"] = {
-            side: SeatRecord(**seat) if seat is not None else None
+            side: _seat(seat) if seat is not None else None
             for side, seat in body.get("seats", {}).items()
         }
         return cls(**body)
@@ -260,4 +270,13 @@ def _field_names(kind: type) -> tuple[str, ...] | None:
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+_SEAT_FIELDS = frozenset(f.name for f in dataclasses.fields(SeatRecord))
+
+
+def _seat(body: dict[str, Any]) -> SeatRecord:
+    """A seat from plain data; fields it no longer has (a record stored by an older
+    version, such as ``last_move_ack``) are dropped."""
+    if body.keys() <= _SEAT_FIELDS:
+        return SeatRecord(**body)
+    return SeatRecord(**{k: v for k, v in body.items() if k in _SEAT_FIELDS})
 _PLAIN_INIT = frozenset({GameRecord, SeatRecord})

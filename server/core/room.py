@@ -12,6 +12,7 @@ Model: python-websockets ``protocol.py`` (no socket inside).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import hmac
 import unicodedata
 from collections.abc import Callable
@@ -31,28 +32,15 @@ from engine import (
 from engine.levels import think_time
 from protocol import messages as m
 from protocol.messages import CHAT_MAX_CHARS, ErrorCode
-from server.core import permissions, replay, wire
+from server.core import lag, permissions, replay, wire
 from server.core.commands import (
-    Abort,
-    AcceptDraw,
-    AcceptRematch,
-    AcceptTakeback,
-    AskTakeback,
-    Chat,
-    Claim,
     Command,
     Connect,
-    DeclineDraw,
-    DeclineRematch,
-    DeclineTakeback,
     Disconnect,
     Fresh,
     Join,
     MarkRated,
-    OfferDraw,
-    OfferRematch,
-    PlayMove,
-    Resign,
+    Sent,
     Tick,
 )
 from server.core.events import Audience, RoomEvent
@@ -91,6 +79,9 @@ class Outcome:
     refusal: Refusal | None = None
     acked: bool = False  # the command took effect (or repeated one that had)
     spawn: GameRecord | None = None  # a new game to create first (a rematch)
+    # The game's version the command's ack names: the version after the command, or,
+    # for a resend of one already applied, the version after it was applied.
+    acked_v: int | None = None
 
 
 class _Refused(Exception):
@@ -185,14 +176,59 @@ def handle(record: GameRecord, command: Command, now: int) -> Outcome:
     _settle_time(rec, now, events)
     outcome = Outcome(record=rec, events=events)
     try:
-        handler = _HANDLERS[type(command)]
-        handler(rec, command, now, outcome)
+        if type(command) is Sent:
+            _sent(rec, command, now, outcome)
+        else:
+            _HANDLERS[type(command)](rec, command, now, outcome)
+            outcome.acked_v = rec.version
     except _Refused as refused:
         outcome.refusal = refused.refusal
         outcome.acked = False
     if events:
         _announce_permissions(record, rec, events)
     return outcome
+
+
+def _sent(rec: GameRecord, sent: Sent, now: int, out: Outcome) -> None:
+    """A command a client sent: a resend of one already applied is acked again with its
+    first version and applies nothing; any other is judged by its handler."""
+    message = sent.message
+    v = message.v
+    seat = rec.seat(sent.by) if sent.by is not None and v is not None else None
+    said = ""
+    if seat is not None:
+        said = f"{v} {_identity(message)} "
+        done = seat.done.get(message.t)
+        if done is not None and done.startswith(said):
+            out.acked = True
+            out.acked_v = int(done[len(said):])
+            return
+    if v is not None and v > rec.version:
+        # Not from this game's past: a client that mixed up its games, or made it up.
+        raise _Refused(ErrorCode.GAME_BAD_VERSION, resync=True, v=v)
+    _SENT_HANDLERS[type(message)](rec, sent, now, out)
+    out.acked_v = rec.version
+    if seat is not None and out.acked:
+        seat.done[message.t] = f"{said}{rec.version}"
+
+
+def _identity(message: m.Command) -> str:
+    """What a command says besides its labels (``ack``, ``v``) and the lag it reported:
+    a resend says the same. A short digest, as it is kept in the record."""
+    said = [getattr(message, name) for name in _said_fields(type(message))]
+    return hashlib.blake2b(repr(said).encode(), digest_size=8).hexdigest()
+
+
+_SAID: dict[type, tuple[str, ...]] = {}
+
+
+def _said_fields(cls: type[m.Command]) -> tuple[str, ...]:
+    names = _SAID.get(cls)
+    if names is None:
+        names = _SAID[cls] = tuple(
+            f.name for f in dataclasses.fields(cls) if f.name not in ("ack", "v", "lag")
+        )
+    return names
 
 
 def _announce_permissions(before: GameRecord, after: GameRecord, events: list[RoomEvent]) -> None:
@@ -366,7 +402,7 @@ def _finish(
     rec.takeback_offer = None
     if clocks is not None:
         clocks["running"] = None
-    _emit(rec, events, m.Over, result=result, reason=reason, clocks=clocks)
+    _emit(rec, events, m.Over, result=result, reason=reason, clocks=clocks, now=now)
 
 
 def _seated(rec: GameRecord, by: Side | None) -> Side:
@@ -458,7 +494,7 @@ def _disconnect(rec: GameRecord, cmd: Disconnect, now: int, out: Outcome) -> Non
 # --- moves ----------------------------------------------------------------------------
 
 
-def _resolve_move(rec: GameRecord, cmd: PlayMove, game: Game) -> Move:
+def _resolve_move(rec: GameRecord, cmd: m.MakeMove, game: Game) -> Move:
     """The legal move the client meant in ``game`` (the record's), or a refusal that
     says why in words."""
     rules = get_rules(rec.variant)
@@ -498,13 +534,11 @@ def _resolve_move(rec: GameRecord, cmd: PlayMove, game: Game) -> Move:
     return move
 
 
-def _play_move(rec: GameRecord, cmd: PlayMove, now: int, out: Outcome) -> None:
-    by = _seated(rec, cmd.by)
+def _play_move(rec: GameRecord, sent: Sent, now: int, out: Outcome) -> None:
+    by = _seated(rec, sent.by)
+    cmd: m.MakeMove = sent.message  # type: ignore[assignment]
     seat = rec.seat(by)
     assert seat is not None
-    if cmd.ack is not None and cmd.ack == seat.last_move_ack:
-        out.acked = True  # a resend of a move already applied: ack it again, apply nothing
-        return
     _playing(rec)
     if by != rec.side_to_move:
         raise _Refused(ErrorCode.MOVE_NOT_YOUR_TURN)
@@ -520,13 +554,18 @@ def _play_move(rec: GameRecord, cmd: PlayMove, now: int, out: Outcome) -> None:
     # Clock: the mover's time runs only after its own first move (as on lichess);
     # the increment is earned by timed moves.
     if rec.running_clock() == by:
-        rec.remaining_ms[by] = rec.time_left(by, now) + rec.increment_ms
+        # The network's share of the turn is given back, within the seat's lag quota.
+        assert rec.turn_started is not None and rec.initial_ms is not None
+        gain = lag.gain_ms(rec.initial_ms, rec.increment_ms)
+        given, seat.lag_quota_ms = lag.credit(
+            seat.lag_quota_ms, gain, cmd.lag, now - rec.turn_started
+        )
+        rec.remaining_ms[by] = rec.time_left(by, now) + given + rec.increment_ms
     rec.moves.append(game.notation[-1])
     rec.fen = game.position.fen()
     rec.side_to_move = game.position.side_to_move.value
     rec.turn_started = now if rec.clocked else None
     rec.turn_since = now
-    seat.last_move_ack = cmd.ack
     if rec.draw_offer is not None and rec.draw_offer != by:
         lapsed = rec.draw_offer
         rec.draw_offer = None
@@ -551,6 +590,7 @@ def _play_move(rec: GameRecord, cmd: PlayMove, now: int, out: Outcome) -> None:
         legal=wire.legal(game),
         clocks=rec.clocks(now),
         abort_at=abort_at(rec),
+        now=now,
     )
     rec.position_version = rec.version
     if game.result is not None:
@@ -562,7 +602,7 @@ def _play_move(rec: GameRecord, cmd: PlayMove, now: int, out: Outcome) -> None:
 # --- draws, resignation, abort, claims ------------------------------------------------
 
 
-def _offer_draw(rec: GameRecord, cmd: OfferDraw, now: int, out: Outcome) -> None:
+def _offer_draw(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
     by = _seated(rec, cmd.by)
     _playing(rec)
     if rec.draw_offer == other(by):
@@ -577,7 +617,7 @@ def _offer_draw(rec: GameRecord, cmd: OfferDraw, now: int, out: Outcome) -> None
     out.acked = True
 
 
-def _accept_draw(rec: GameRecord, cmd: AcceptDraw, now: int, out: Outcome) -> None:
+def _accept_draw(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
     by = _seated(rec, cmd.by)
     _playing(rec)
     if rec.draw_offer != other(by):
@@ -586,7 +626,7 @@ def _accept_draw(rec: GameRecord, cmd: AcceptDraw, now: int, out: Outcome) -> No
     out.acked = True
 
 
-def _decline_draw(rec: GameRecord, cmd: DeclineDraw, now: int, out: Outcome) -> None:
+def _decline_draw(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
     by = _seated(rec, cmd.by)
     _playing(rec)
     if rec.draw_offer != other(by):
@@ -597,7 +637,7 @@ def _decline_draw(rec: GameRecord, cmd: DeclineDraw, now: int, out: Outcome) -> 
     out.acked = True
 
 
-def _resign(rec: GameRecord, cmd: Resign, now: int, out: Outcome) -> None:
+def _resign(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
     by = _seated(rec, cmd.by)
     if rec.status == "waiting":
         raise _Refused(ErrorCode.MOVE_NO_OPPONENT)
@@ -606,7 +646,7 @@ def _resign(rec: GameRecord, cmd: Resign, now: int, out: Outcome) -> None:
     out.acked = True
 
 
-def _abort(rec: GameRecord, cmd: Abort, now: int, out: Outcome) -> None:
+def _abort(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
     _seated(rec, cmd.by)
     if rec.over:
         raise _Refused(ErrorCode.GAME_OVER)
@@ -616,8 +656,16 @@ def _abort(rec: GameRecord, cmd: Abort, now: int, out: Outcome) -> None:
     out.acked = True
 
 
-def _claim(rec: GameRecord, cmd: Claim, now: int, out: Outcome) -> None:
-    by = _seated(rec, cmd.by)
+def _claim_victory(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
+    _claim(rec, cmd.by, now, out, draw=False)
+
+
+def _claim_draw(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
+    _claim(rec, cmd.by, now, out, draw=True)
+
+
+def _claim(rec: GameRecord, by: Side | None, now: int, out: Outcome, draw: bool) -> None:
+    by = _seated(rec, by)
     _playing(rec)
     if not rec.clocked:
         raise _Refused(ErrorCode.CLAIM_NO_CLOCK)
@@ -629,14 +677,14 @@ def _claim(rec: GameRecord, cmd: Claim, now: int, out: Outcome) -> None:
     if now < opens:
         seconds = -(-(opens - now) // 1000)
         raise _Refused(ErrorCode.CLAIM_TOO_EARLY, seconds=seconds)
-    _finish(rec, now, out.events, "draw" if cmd.draw else by, Reason.ABANDONED)
+    _finish(rec, now, out.events, "draw" if draw else by, Reason.ABANDONED)
     out.acked = True
 
 
 # --- takebacks -------------------------------------------------------------------------
 
 
-def _ask_takeback(rec: GameRecord, cmd: AskTakeback, now: int, out: Outcome) -> None:
+def _ask_takeback(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
     by = _seated(rec, cmd.by)
     _playing(rec)
     if rec.rated:
@@ -669,12 +717,12 @@ def _answered_takeback(rec: GameRecord, by: Side | None) -> Side:
     return other(side)
 
 
-def _accept_takeback(rec: GameRecord, cmd: AcceptTakeback, now: int, out: Outcome) -> None:
+def _accept_takeback(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
     _take_back(rec, _answered_takeback(rec, cmd.by), now, out)
     out.acked = True
 
 
-def _decline_takeback(rec: GameRecord, cmd: DeclineTakeback, now: int, out: Outcome) -> None:
+def _decline_takeback(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
     asker = _answered_takeback(rec, cmd.by)
     rec.takeback_offer = None
     declined = rec.takebacks_declined[asker] = rec.takebacks_declined.get(asker, 0) + 1
@@ -793,12 +841,12 @@ def _seat_again(seat: SeatRecord, token: str, now: int) -> SeatRecord:
     )
 
 
-def _offer_rematch(rec: GameRecord, cmd: OfferRematch, now: int, out: Outcome) -> None:
+def _offer_rematch(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
     by = _after_game(rec, cmd.by)
     opponent = rec.seat(other(by))
     if rec.rematch_offer == other(by) or (opponent is not None and opponent.bot):
         # The computer always accepts at once.
-        _start_rematch(rec, cmd.fresh, now, out)
+        _start_rematch(rec, cmd.fresh() if cmd.fresh is not None else None, now, out)
     elif rec.rematch_offer == by:
         raise _Refused(ErrorCode.REMATCH_ALREADY_OFFERED)
     else:
@@ -807,15 +855,15 @@ def _offer_rematch(rec: GameRecord, cmd: OfferRematch, now: int, out: Outcome) -
     out.acked = True
 
 
-def _accept_rematch(rec: GameRecord, cmd: AcceptRematch, now: int, out: Outcome) -> None:
+def _accept_rematch(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
     by = _after_game(rec, cmd.by)
     if rec.rematch_offer != other(by):
         raise _Refused(ErrorCode.REMATCH_NO_OFFER)
-    _start_rematch(rec, cmd.fresh, now, out)
+    _start_rematch(rec, cmd.fresh() if cmd.fresh is not None else None, now, out)
     out.acked = True
 
 
-def _decline_rematch(rec: GameRecord, cmd: DeclineRematch, now: int, out: Outcome) -> None:
+def _decline_rematch(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
     by = _after_game(rec, cmd.by)
     if rec.rematch_offer != other(by):
         raise _Refused(ErrorCode.REMATCH_NO_OFFER)
@@ -837,8 +885,8 @@ def clean_chat(text: str) -> str:
     return " ".join(kept.split())
 
 
-def _chat(rec: GameRecord, cmd: Chat, now: int, out: Outcome) -> None:
-    text = clean_chat(cmd.text)
+def _chat(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
+    text = clean_chat(cmd.message.text)  # type: ignore[attr-defined]
     if not text:
         raise _Refused(ErrorCode.CHAT_EMPTY)
     if len(text) > CHAT_MAX_CHARS:
@@ -878,24 +926,31 @@ def _tick(rec: GameRecord, cmd: Tick, now: int, out: Outcome) -> None:
     out.acked = True  # _settle_time has already done the work
 
 
+# What each command sent by a seat or a spectator does: one entry per command of the
+# protocol (``protocol.messages.Command``), the only list of them on the server.
+_SENT_HANDLERS: dict[type, Callable[[GameRecord, Any, int, Outcome], None]] = {
+    m.MakeMove: _play_move,
+    m.OfferDraw: _offer_draw,
+    m.AcceptDraw: _accept_draw,
+    m.DeclineDraw: _decline_draw,
+    m.Resign: _resign,
+    m.Abort: _abort,
+    m.AskTakeback: _ask_takeback,
+    m.AcceptTakeback: _accept_takeback,
+    m.DeclineTakeback: _decline_takeback,
+    m.OfferRematch: _offer_rematch,
+    m.AcceptRematch: _accept_rematch,
+    m.DeclineRematch: _decline_rematch,
+    m.ClaimVictory: _claim_victory,
+    m.ClaimDraw: _claim_draw,
+    m.SendChat: _chat,
+}
+
+# What happens to a room besides: seats taken, sockets, the ratings, time.
 _HANDLERS: dict[type, Callable[[GameRecord, Any, int, Outcome], None]] = {
     Join: _join,
     Connect: _connect,
     Disconnect: _disconnect,
-    PlayMove: _play_move,
-    OfferDraw: _offer_draw,
-    AcceptDraw: _accept_draw,
-    DeclineDraw: _decline_draw,
-    Resign: _resign,
-    Abort: _abort,
-    AskTakeback: _ask_takeback,
-    AcceptTakeback: _accept_takeback,
-    DeclineTakeback: _decline_takeback,
-    OfferRematch: _offer_rematch,
-    AcceptRematch: _accept_rematch,
-    DeclineRematch: _decline_rematch,
-    Claim: _claim,
-    Chat: _chat,
     MarkRated: _mark_rated,
     Tick: _tick,
 }

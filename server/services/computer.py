@@ -7,7 +7,7 @@ search never runs on the event loop. Each move gets its level's think time, cut
 short when the bot's clock runs low (``think_budget``).
 
 A ``Bot`` chooses moves, a ``BotTable`` plays them. A bot plays through the same
-command path as people (``Games.run`` with a ``PlayMove``), so the room checks its
+command path as people (``Games.run`` with a ``move`` message), so the room checks its
 moves like any other, and a move chosen for a position that has since changed is
 refused as stale (it carries the version it was made against).
 
@@ -31,9 +31,9 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Protocol
 
 from engine.levels import choose_move_game, get_level
-from protocol.messages import ErrorCode
+from protocol.messages import ErrorCode, MakeMove
 from server.core import room
-from server.core.commands import PlayMove
+from server.core.commands import Sent
 from server.core.record import GameRecord, Side
 from server.services.games import Games
 
@@ -188,7 +188,7 @@ class BotTable:
             if self.metrics is not None:
                 self.metrics.think.observe(time.perf_counter() - asked)
             # ``v``: made against this position; if it changed meanwhile, it is dropped.
-            command = PlayMove(side, notation=move, v=record.position_version)
+            command = Sent(side, MakeMove(notation=move, v=record.position_version))
             outcome = await self.games.run(game_id, command)
         except asyncio.CancelledError:
             raise

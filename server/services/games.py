@@ -13,9 +13,9 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from protocol.messages import ErrorCode, sentence
+from protocol.messages import ErrorCode, MakeMove, sentence
 from server.core import room
-from server.core.commands import Command, Fresh, PlayMove
+from server.core.commands import Command, Fresh, Sent
 from server.core.record import GameRecord, Side
 from server.core.room import Outcome, Refusal
 from server.services.metrics import Metrics
@@ -102,7 +102,8 @@ class Games:
             )
             if committed:
                 metrics = self.metrics
-                if metrics is not None and type(command) is PlayMove:
+                moved = type(command) is Sent and type(command.message) is MakeMove
+                if metrics is not None and moved:
                     metrics.moves.inc()
                     metrics.move_handling.observe(time.perf_counter() - started)
                 await self._observe(outcome)

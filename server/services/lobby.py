@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from protocol import messages as m
 from server.core import room, views
@@ -38,7 +39,8 @@ class LobbyFeed:
     def __init__(self, store: Store, every_s: float):
         self.store = store
         self.every_s = every_s
-        self.sockets: set[asyncio.Queue[m.Lobby]] = set()
+        # Each lobby socket's way to take a listing (its outbox's ``deliver``).
+        self.sockets: set[Callable[[m.Lobby], None]] = set()
         self.latest: m.Lobby | None = None
 
     async def run(self) -> None:
@@ -48,26 +50,17 @@ class LobbyFeed:
                     current = await listing(self.store)
                     if current != self.latest:
                         self.latest = current
-                        for queue in list(self.sockets):
-                            _replace(queue, current)
+                        for deliver in list(self.sockets):
+                            deliver(current)
                 else:
                     self.latest = None
             except Exception:
                 log.exception("lobby: listing failed")
             await asyncio.sleep(self.every_s)
 
-    def watch(self) -> asyncio.Queue[m.Lobby]:
-        """A queue that gets the listing now (if known) and each change after."""
-        queue: asyncio.Queue[m.Lobby] = asyncio.Queue(1)
-        self.sockets.add(queue)
-        return queue
+    def watch(self, deliver: Callable[[m.Lobby], None]) -> None:
+        """Hand ``deliver`` each change of the listing from now on."""
+        self.sockets.add(deliver)
 
-    def unwatch(self, queue: asyncio.Queue[m.Lobby]) -> None:
-        self.sockets.discard(queue)
-
-
-def _replace(queue: asyncio.Queue[m.Lobby], listing: m.Lobby) -> None:
-    """Only the newest listing matters to a slow reader."""
-    while not queue.empty():
-        queue.get_nowait()
-    queue.put_nowait(listing)
+    def unwatch(self, deliver: Callable[[m.Lobby], None]) -> None:
+        self.sockets.discard(deliver)

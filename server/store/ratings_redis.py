@@ -21,11 +21,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import redis.asyncio as aioredis
-from redis.asyncio.cluster import RedisCluster
-
 from engine import VARIANTS
 from server.core.ratings import Entry
+from server.store.redis import call, connect
 
 # KEYS: applied, entries, top.  ARGV: game id, changes, n, then n times:
 # player, expected entry ('' = none), new entry, new rating.
@@ -52,15 +50,11 @@ return ARGV[2]
 class RedisRatings:
     name = "redis"
 
-    def __init__(self, url: str, prefix: str = "kondavo"):
-        self._redis: Any
-        for scheme in ("redis+cluster://", "rediss+cluster://"):
-            if url.startswith(scheme):  # one node of a Redis Cluster names them all
-                node = scheme.replace("+cluster", "") + url[len(scheme) :]
-                self._redis = RedisCluster.from_url(node)
-                break
-        else:
-            self._redis = aioredis.Redis.from_url(url)
+    def __init__(self, url: str, prefix: str = "kondavo", timeout_s: float = 2.0):
+        # The game store's connection set-up and error mapping: Redis being away is
+        # StoreUnavailable here too (a retryable 503 over HTTP, never a 500).
+        self._redis: Any = connect(url, timeout_s)
+        self._timeout_s = timeout_s
         self._prefix = f"{prefix}:{{ratings}}"
         self._commit = self._redis.register_script(_COMMIT)
 
@@ -77,7 +71,7 @@ class RedisRatings:
     async def load(self, variant: str, players: list[str]) -> dict[str, Entry | None]:
         if not players:
             return {}
-        stored = await self._redis.hmget(self._entries(variant), players)
+        stored = await call(self._redis.hmget(self._entries(variant), players), self._timeout_s)
         pairs = zip(players, stored, strict=True)
         return {p: Entry.from_json(e) if e is not None else None for p, e in pairs}
 
@@ -98,9 +92,8 @@ class RedisRatings:
                 entry.to_json(),
                 entry.rating.rating,
             ]
-        done = await self._commit(
-            keys=[self._applied, self._entries(variant), self._top(variant)], args=args
-        )
+        keys = [self._applied, self._entries(variant), self._top(variant)]
+        done = await call(self._commit(keys=keys, args=args), self._timeout_s)
         if done is None:
             return None
         result: dict[str, Any] = json.loads(done)
@@ -109,7 +102,9 @@ class RedisRatings:
     async def top(self, variant: str, limit: int) -> list[tuple[str, Entry]]:
         ids = [
             p.decode() if isinstance(p, bytes) else p
-            for p in await self._redis.zrevrange(self._top(variant), 0, limit - 1)
+            for p in await call(
+                self._redis.zrevrange(self._top(variant), 0, limit - 1), self._timeout_s
+            )
         ]
         loaded = await self.load(variant, ids)
         return [(p, e) for p, e in loaded.items() if e is not None]
@@ -118,7 +113,7 @@ class RedisRatings:
         async with self._redis.pipeline(transaction=False) as pipe:
             for variant in VARIANTS:
                 pipe.hget(self._entries(variant), player)
-            stored = await pipe.execute()
+            stored = await call(pipe.execute(), self._timeout_s)
         pairs = zip(VARIANTS, stored, strict=True)
         return {v: Entry.from_json(e) for v, e in pairs if e is not None}
 

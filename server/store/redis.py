@@ -187,6 +187,61 @@ def cluster_url(url: str) -> str | None:
     return None
 
 
+def connect(url: str, timeout_s: float) -> Any:
+    """A redis-py client for ``url`` (one Redis, or any node of a Redis Cluster named by
+    ``redis+cluster://``), set up as every Kondavo store uses Redis: the game store and
+    the ratings (``ratings_redis``). Calls on it go through ``call`` (or the game store's
+    ``_call``), so Redis being away is ``StoreUnavailable`` everywhere."""
+    node_url = cluster_url(url)
+    connection: dict[str, Any] = {
+        "socket_connect_timeout": timeout_s,
+        "health_check_interval": 30,
+    }
+    if node_url is not None:
+        # Two quick retries: enough to follow a MOVED after a failover; longer
+        # outages are the caller's to see (StoreUnavailable).
+        return RedisCluster.from_url(
+            node_url,
+            retry=Retry(ExponentialBackoff(cap=0.1, base=0.01), 2),
+            socket_timeout=timeout_s,
+            **connection,
+        )
+    # One quick retry covers a dropped idle connection; longer outages are the
+    # caller's to see (StoreUnavailable), not to sit out inside a request.
+    # A call waits for a free connection when all are busy: the default pool
+    # refuses the 101st concurrent call outright (MaxConnectionsError), which
+    # under load reached players as "server busy" (bench/load.py).
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url,
+        max_connections=POOL_CONNECTIONS,
+        timeout=timeout_s,
+        retry=Retry(ExponentialBackoff(cap=0.05, base=0.01), 1),
+        **connection,
+    )
+    return aioredis.Redis.from_pool(pool)
+
+
+def unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` means Redis is not there (yet) rather than a mistake of ours."""
+    if isinstance(exc, _UNAVAILABLE):
+        return True
+    return isinstance(exc, ResponseError) and str(exc).startswith(
+        ("LOADING", "READONLY", "MASTERDOWN", "TRYAGAIN", "CLUSTERDOWN")
+    )
+
+
+async def call(awaitable: Awaitable[Any], timeout_s: float | None) -> Any:
+    """Await a call on a ``connect`` client within ``timeout_s``; Redis's absence is
+    raised as ``StoreUnavailable``."""
+    try:
+        async with asyncio.timeout(timeout_s):
+            return await awaitable
+    except Exception as exc:
+        if unavailable(exc):
+            raise StoreUnavailable(f"redis: {type(exc).__name__}: {exc}") from exc
+        raise
+
+
 # KEYS: game, log, deadlines, waiting, live, spectators (one shard: one slot)
 # ARGV: expected version, new version, record, deadline|'', keep, waiting 0|1, live 0|1,
 #       created_at, channel, game id, expiry ms|'' (the game is over), event...
@@ -388,39 +443,12 @@ class RedisStore:
         self._claim_limit = max(1, -(-claim_limit // SHARDS))
         node_url = cluster_url(url)
         self.cluster = node_url is not None
-        connection: dict[str, Any] = {
-            "socket_connect_timeout": timeout_s,
-            "health_check_interval": 30,
-        }
-        self._redis: Any
+        self._redis: Any = connect(url, timeout_s)
         # On one Redis, each call is bounded by a timeout around it (``_call``); redis-py's
         # socket_timeout would wrap every send in asyncio.wait_for, a new task per command
         # (bench/load.py). A call cut off there drops its connection (redis-py closes one
         # interrupted mid-command), so no reply is ever read by the wrong caller.
         self._call_timeout_s: float | None = None if node_url is not None else timeout_s
-        if node_url is not None:
-            # Two quick retries: enough to follow a MOVED after a failover; longer
-            # outages are the caller's to see (StoreUnavailable).
-            self._redis = RedisCluster.from_url(
-                node_url,
-                retry=Retry(ExponentialBackoff(cap=0.1, base=0.01), 2),
-                socket_timeout=timeout_s,
-                **connection,
-            )
-        else:
-            # One quick retry covers a dropped idle connection; longer outages are the
-            # caller's to see (StoreUnavailable), not to sit out inside a request.
-            # A call waits for a free connection when all are busy: the default pool
-            # refuses the 101st concurrent call outright (MaxConnectionsError), which
-            # under load reached players as "server busy" (bench/load.py).
-            pool = aioredis.BlockingConnectionPool.from_url(
-                url,
-                max_connections=POOL_CONNECTIONS,
-                timeout=timeout_s,
-                retry=Retry(ExponentialBackoff(cap=0.05, base=0.01), 1),
-                **connection,
-            )
-            self._redis = aioredis.Redis.from_pool(pool)
         # On one Redis, the calls of a game (its scripts, its record, its spectator
         # count) go on a pipelined connection of our own (redis_pipe.py says why); the
         # pipelines over every shard, and everything on a cluster, through redis-py.
@@ -481,15 +509,10 @@ class RedisStore:
                 return await awaitable
             async with asyncio.timeout(self._call_timeout_s):
                 return await awaitable
-        except _UNAVAILABLE as exc:
-            self.errors += 1
-            raise StoreUnavailable(f"redis: {type(exc).__name__}") from exc
-        except ResponseError as exc:
-            if str(exc).startswith(
-                ("LOADING", "READONLY", "MASTERDOWN", "TRYAGAIN", "CLUSTERDOWN")
-            ):
+        except Exception as exc:
+            if unavailable(exc):
                 self.errors += 1
-                raise StoreUnavailable(f"redis: {exc}") from exc
+                raise StoreUnavailable(f"redis: {type(exc).__name__}") from exc
             raise
 
     async def _on_every_shard(self, script: Any, keys: Any, args: list[Any]) -> list[Any]:

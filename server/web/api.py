@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import secrets
 from datetime import UTC, datetime
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from engine import DEFAULT_VARIANT, VARIANTS, EngineError, Result, UnknownVariantError, get_rules
@@ -29,6 +30,7 @@ from server.web.limits import client_ip
 
 MAX_BODY_BYTES = 16 * 1024
 MAX_INITIAL_S = 3 * 3600
+MIN_INITIAL_S = 0.1
 MAX_INCREMENT_S = 180
 # What a player id in a path looks like (a person's public id or a computer level).
 PUBLIC_ID = "a player id: 16 to 64 letters, digits, '-' or '_', or computer-1 to computer-8"
@@ -64,7 +66,15 @@ def refusal(code: ErrorCode, status: int = 400, **slots: object) -> JSONResponse
 
 
 def _refused(code: ErrorCode, words: str, status: int) -> JSONResponse:
-    return JSONResponse({"error": {"code": code.value, "message": words}}, status_code=status)
+    return _AsciiJSON({"error": {"code": code.value, "message": words}}, status_code=status)
+
+
+class _AsciiJSON(JSONResponse):
+    """JSON with every non-ASCII character escaped: a refusal may quote what a client
+    sent (a variant, a path), and a lone surrogate in it must not fail the answer."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, separators=(",", ":")).encode("ascii")
 
 
 def _base_url(request: Request) -> str:
@@ -72,19 +82,72 @@ def _base_url(request: Request) -> str:
     return configured or str(request.base_url).rstrip("/")
 
 
+async def limited_body(request: Request, limit: int, too_large: BadRequest) -> bytes:
+    """The request's body, refused with ``too_large`` past ``limit`` bytes: at once when
+    its Content-Length says so, else as soon as the bytes read pass it (a body sent
+    without a length is never read whole first)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and _DIGITS.fullmatch(declared) and int(declared) > limit:
+        raise too_large
+    chunks, size = [], 0
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise too_large
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise BadRequest(ErrorCode.API_BAD_JSON, limit=limit) from None
+    return b"".join(chunks)
+
+
+# ASCII digits only (str.isdigit also takes '²' and other digits int() refuses), and
+# few enough that int() never meets Python's limit on long integer strings.
+_DIGITS = re.compile(r"[0-9]{1,18}")
+# JSON nested deeper than this is refused: no request of ours nests more than three.
+MAX_DEPTH = 16
+
+
 async def _body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if len(raw) > MAX_BODY_BYTES:
-        raise BadRequest(ErrorCode.API_BAD_JSON, 413, limit=MAX_BODY_BYTES)
+    too_large = BadRequest(ErrorCode.API_BAD_JSON, 413, limit=MAX_BODY_BYTES)
+    raw = await limited_body(request, MAX_BODY_BYTES, too_large)
     if not raw.strip():
         return {}
     try:
         body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise BadRequest(ErrorCode.API_BAD_JSON, limit=MAX_BODY_BYTES) from None
-    if not isinstance(body, dict):
+    if not isinstance(body, dict) or not _plain(body):
         raise BadRequest(ErrorCode.API_BAD_JSON, limit=MAX_BODY_BYTES)
     return body
+
+
+def _plain(body: Any) -> bool:
+    """Whether ``body`` nests at most ``MAX_DEPTH`` deep and all its text is Unicode
+    (JSON's escapes can spell a lone surrogate, which no answer or store can encode)."""
+    stack = [(body, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            if not _encodable(value):
+                return False
+        elif isinstance(value, dict | list):
+            if depth > MAX_DEPTH:
+                return False
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in items:
+                if isinstance(key, str) and not _encodable(key):
+                    return False
+                stack.append((item, depth + 1))
+    return True
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _choice(body: dict[str, Any], name: str, allowed: tuple[str, ...], default: str) -> str:
@@ -135,8 +198,11 @@ def _clock(body: dict[str, Any]) -> tuple[int | None, int]:
         )
     initial = _seconds(clock, "initial_s", MAX_INITIAL_S)
     increment = _seconds(clock, "increment_s", MAX_INCREMENT_S)
-    if initial <= 0:
-        raise BadRequest(ErrorCode.API_BAD_CLOCK, field="clock.initial_s", expected="more than 0")
+    if initial < MIN_INITIAL_S:
+        # Less would be stored as no time at all (the clock keeps whole milliseconds).
+        raise BadRequest(
+            ErrorCode.API_BAD_CLOCK, field="clock.initial_s", expected=f"at least {MIN_INITIAL_S}"
+        )
     return round(initial * 1000), round(increment * 1000)
 
 
@@ -163,7 +229,9 @@ def _fen(body: dict[str, Any], variant: str) -> str | None:
         game = replay.replay(variant, fen, [])
     except EngineError as exc:
         raise BadRequest(ErrorCode.API_BAD_FEN, why=exc) from None
-    if game.result is not None:
+    position = game.position
+    if game.result is not None or not position.white or not position.black:
+        # A side without pieces has lost, whoever is to move.
         raise BadRequest(ErrorCode.API_BAD_FEN, why="the game in this position is already over")
     return fen
 
@@ -408,7 +476,7 @@ async def leaderboard(request: Request) -> Response:
     try:
         variant = _variant({"variant": request.path_params["variant"]})
         raw = request.query_params.get("limit", "50")
-        if not raw.isdigit() or not 1 <= int(raw) <= ratings.LEADERBOARD_MAX:
+        if not _DIGITS.fullmatch(raw) or not 1 <= int(raw) <= ratings.LEADERBOARD_MAX:
             raise BadRequest(
                 ErrorCode.API_BAD_FIELD,
                 field="limit",

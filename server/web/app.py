@@ -10,15 +10,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import AsyncIterator
+from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, PlainTextResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
@@ -58,7 +61,7 @@ async def game_socket(websocket: WebSocket) -> None:
 
 async def lobby_endpoint(websocket: WebSocket) -> None:
     state = websocket.app.state
-    await lobby_socket.serve(state.lobby, websocket, state.settings)
+    await lobby_socket.serve(state.lobby, websocket, state)
 
 
 async def store_unavailable(request: Request, exc: Exception) -> Response:
@@ -97,7 +100,7 @@ async def metrics_endpoint(request: Request) -> Response:
     state = request.app.state
     peer = request.client.host if request.client else ""
     if state.metrics is None or not within(peer, state.metrics_networks):
-        return PlainTextResponse("Not Found", status_code=404)
+        return api.refusal(ErrorCode.API_NOT_FOUND, 404, path=request.url.path)
     return Response(await state.metrics.exposition(state), media_type=CONTENT_TYPE_LATEST)
 
 
@@ -223,10 +226,42 @@ def create_app(
         WebSocketRoute("/ws/lobby", lobby_endpoint),
     ]
     if settings.client_dir.is_dir():
-        routes.append(Mount("/static", StaticFiles(directory=settings.client_dir), name="static"))
+        routes.append(Mount("/static", ClientFiles(directory=settings.client_dir), name="static"))
     return Starlette(
         routes=routes,
         lifespan=lifespan,
         middleware=[Middleware(SecurityHeaders), Middleware(Gate)],
-        exception_handlers={StoreUnavailable: store_unavailable},
+        exception_handlers={StoreUnavailable: store_unavailable, HTTPException: http_refusal},
     )
+
+
+class ClientFiles(StaticFiles):
+    """The browser client's files: only what a page loads (scripts, styles, images),
+    never the development files beside them (package.json, tools/, tests/, docs/)."""
+
+    SERVED = frozenset({".js", ".mjs", ".css", ".svg", ".png", ".ico", ".woff2"})
+    HIDDEN = frozenset({"tools", "tests", "docs", "node_modules"})
+
+    def lookup_path(self, path: str) -> tuple[str, os.stat_result | None]:
+        parts = PurePosixPath(path).parts
+        if PurePosixPath(path).suffix not in self.SERVED or self.HIDDEN.intersection(parts):
+            return "", None  # as if it were not there: 404
+        return super().lookup_path(path)
+
+
+async def http_refusal(request: Request, exc: Exception) -> Response:
+    """The router's own refusals (no such path, a method the path does not take, a
+    missing static file) in the API's error shape, as JSON like every other answer."""
+    assert isinstance(exc, HTTPException)
+    path = request.url.path[:80]
+    if exc.status_code == 405:
+        allowed = (exc.headers or {}).get("Allow", "")
+        answer = api.refusal(ErrorCode.API_METHOD, 405, method=request.method[:10], path=path,
+                             allowed=allowed or "another method")
+        if allowed:
+            answer.headers["Allow"] = allowed
+        return answer
+    if exc.status_code == 404:
+        return api.refusal(ErrorCode.API_NOT_FOUND, 404, path=path)
+    return api.refusal(ErrorCode.API_BAD_FIELD, exc.status_code, field="request",
+                       expected="a request this server answers")

@@ -24,14 +24,14 @@ import json
 import time
 from typing import Any
 
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from engine import VARIANTS, EngineError, Rules, UnknownVariantError, get_rules
 from engine.errors import InvalidPdnError
 from protocol.messages import ErrorCode
 from server.core import imported
-from server.web.api import BadRequest
+from server.web.api import BadRequest, limited_body
 from server.web.limits import Window, client_ip
 
 # About 360 games of 80 plies (28,000 plies); the answer, a FEN per ply, is about fifteen
@@ -91,19 +91,7 @@ def _too_large() -> BadRequest:
 
 
 async def _limited_body(request: Request) -> bytes:
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > MAX_IMPORT_BYTES:
-        raise _too_large()
-    chunks, size = [], 0
-    try:
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > MAX_IMPORT_BYTES:
-                raise _too_large()
-            chunks.append(chunk)
-    except ClientDisconnect:
-        raise BadRequest(ErrorCode.API_BAD_JSON, limit=MAX_IMPORT_BYTES) from None
-    return b"".join(chunks)
+    return await limited_body(request, MAX_IMPORT_BYTES, _too_large())
 
 
 def _parse(request: Request, raw: bytes) -> tuple[str, str, str | None]:

@@ -1,66 +1,56 @@
 """The lobby socket: the listing at once, then every change the node's ``LobbyFeed``
-sees; answers pings."""
+sees; answers pings. Built from the game socket's pieces: ``handshake``, ``budget``
+(as a spectator's), ``outbox``."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from typing import Any
 
 from starlette.websockets import WebSocket
 
 from protocol import messages as m
-from protocol.messages import CloseCode, ErrorCode, ProtocolError
+from protocol.messages import ErrorCode, ProtocolError
 from server.services.lobby import LobbyFeed, listing
-from server.web.game_socket import accept, receive_frame
-from server.web.limits import Window
+from server.web import handshake
+from server.web.budget import Budget
+from server.web.limits import SocketLimits
+from server.web.outbox import GONE, Outbox
 
 
-async def serve(feed: LobbyFeed, websocket: WebSocket, settings: Any) -> None:
+async def serve(feed: LobbyFeed, websocket: WebSocket, state: Any) -> None:
     """One lobby socket: the listing now, then each change; answers pings."""
-    await accept(websocket)
-    first = feed.latest or await listing(feed.store)
-    queue = feed.watch()
-    queue.put_nowait(first)
-    sending = asyncio.Lock()  # the feed and the ping answers share one socket
-    sender = asyncio.create_task(_send_all(websocket, queue, sending))
-    budget = Window(settings.spectator_messages, settings.messages_window_s)
+    outbox = Outbox(websocket, state.settings, state.watchdog, "lobby")
+    budget = Budget(SocketLimits(state.settings, seated=False), outbox)
+    if not await handshake.accept(websocket):
+        return
+    outbox.start()
+    outbox.deliver(feed.latest or await listing(feed.store))
+    feed.watch(outbox.deliver)
+    receive = websocket.scope.get("kondavo.receive", websocket.receive)
     try:
-        while (frame := await receive_frame(websocket)) is not None:
-            if not budget.allow():
-                await websocket.close(CloseCode.POLICY)
+        while not outbox.closing:
+            frame = handshake.payload(await receive())
+            if frame is None:
                 return
             try:
                 message = m.decode_client(frame)
             except ProtocolError as exc:
-                reply: m.ServerMessage = m.Error(code=exc.code, message=exc.sentence)
-            else:
-                if isinstance(message, m.Hello):
-                    continue
-                reply = _answer(message, await feed.store.now())
-            async with sending:
-                await websocket.send_bytes(m.encode(reply))
+                if budget.admit(None, exc.ack):
+                    budget.strike(exc.code, exc.sentence, exc.ack)
+                continue
+            ack = message.ack if isinstance(message, m.Command) else None
+            if not budget.admit(message, ack):
+                continue
+            if isinstance(message, m.Ping):
+                outbox.send(m.Pong(n=message.n, now=await feed.store.now()))
+            elif not isinstance(message, m.Hello):
+                what = f"'{message.t}' on the lobby socket (it takes hello and ping)"
+                unknown = m.sentence(ErrorCode.MSG_UNKNOWN_TYPE, type=what)
+                budget.strike(ErrorCode.MSG_UNKNOWN_TYPE, unknown, ack)
+    except GONE:
+        pass
     finally:
-        feed.unwatch(queue)
-        sender.cancel()
-        with contextlib.suppress(BaseException):
-            await sender
+        feed.unwatch(outbox.deliver)
+        await outbox.stop()
+        outbox.release()
 
-
-def _answer(message: m.ClientMessage, now: int) -> m.ServerMessage:
-    if isinstance(message, m.Ping):
-        return m.Pong(n=message.n, now=now)
-    what = f"'{message.t}' on the lobby socket (it takes hello and ping)"
-    return m.Error(
-        code=ErrorCode.MSG_UNKNOWN_TYPE, message=m.sentence(ErrorCode.MSG_UNKNOWN_TYPE, type=what)
-    )
-
-
-async def _send_all(
-    websocket: WebSocket, queue: asyncio.Queue[m.Lobby], sending: asyncio.Lock
-) -> None:
-    with contextlib.suppress(Exception):
-        while True:
-            listing = await queue.get()
-            async with sending:
-                await websocket.send_bytes(m.encode(listing))

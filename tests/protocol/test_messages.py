@@ -167,7 +167,7 @@ def pack(body: Any) -> bytes:
         (pack({"t": "move", "path": [11, 15]}), ErrorCode.MSG_BAD_FIELD),
         (pack({"t": "move", "path": ["a"] * 65}), ErrorCode.MSG_BAD_FIELD),
         (pack({"t": "move", "v": False}), ErrorCode.MSG_BAD_FIELD),
-        (pack({"t": "hello", "token": b"\x00" * 16}), ErrorCode.MSG_BAD_FIELD),  # bytes, not str
+        (pack({"t": "hello", "proto": 1, "token": b"\x00" * 16}), ErrorCode.MSG_BAD_FIELD),
         (pack({"t": "chat", "text": None}), ErrorCode.MSG_BAD_FIELD),
         (pack({"t": "chat", "text": "x" * (m.MAX_FRAME_BYTES + 1)}), ErrorCode.FRAME_TOO_LARGE),
         (b"\x00" * (m.MAX_FRAME_BYTES + 1), ErrorCode.FRAME_TOO_LARGE),
@@ -189,7 +189,10 @@ def test_unknown_extra_fields_are_ignored_for_forward_compatibility():
 
 
 def test_a_missing_field_with_a_default_takes_the_default():
-    assert m.decode_client(pack({"t": "hello"})) == m.Hello()
+    assert m.decode_client(pack({"t": "hello", "proto": 1})) == m.Hello()
+    assert m.decode_client(pack({"t": "move", "notation": "11-15"})) == m.MakeMove(
+        notation="11-15"
+    )
 
 
 @settings(max_examples=300, deadline=None)

@@ -338,9 +338,6 @@ async def test_conflicting_moves_through_both_nodes_apply_exactly_one_per_versio
                 two.connect(white.game) as s2,
             ):
                 everyone = [w1, w2, b1, b2, s1, s2]
-                # The room takes a seat's repeated ack id for a resend of the same move;
-                # each connection counts its ack ids from a random start, so the two
-                # sockets of a seat never send the same one.
                 applied = 0
                 while results["rounds"] < rounds_total and w1.status == "playing":
                     top = max(c.v for c in everyone)
@@ -351,15 +348,23 @@ async def test_conflicting_moves_through_both_nodes_apply_exactly_one_per_versio
                         break
                     choices = pair[0].legal
                     first, second = rng.sample(choices, 2) if len(choices) > 1 else choices * 2
+                    chosen_at = (pair[0].v, pair[1].v)
                     outcome = await asyncio.gather(
-                        pair[0].command(m.MakeMove, path=list(first["path"]), v=pair[0].v),
-                        pair[1].command(m.MakeMove, path=list(second["path"]), v=pair[1].v),
+                        pair[0].command(m.MakeMove, path=list(first["path"]), v=chosen_at[0]),
+                        pair[1].command(m.MakeMove, path=list(second["path"]), v=chosen_at[1]),
                         return_exceptions=True,
                     )
                     acks = [o for o in outcome if isinstance(o, m.Ack)]
                     refusals = [o for o in outcome if isinstance(o, CommandRefused)]
-                    assert len(acks) == 1 and len(refusals) == 1, outcome
-                    assert refusals[0].code in ("move/stale", "move/not_your_turn", "game/over")
+                    if first["path"] == second["path"] and chosen_at[0] == chosen_at[1]:
+                        # One seat, one version, one move: one command (protocol/README.md,
+                        # "Sending again"), applied once and acknowledged to both sockets.
+                        assert len(acks) == 2 and acks[0].v == acks[1].v, outcome
+                    else:
+                        assert len(acks) == 1 and len(refusals) == 1, outcome
+                        assert refusals[0].code in (
+                            "move/stale", "move/not_your_turn", "game/over"
+                        )
                     applied += 1
                     results["rounds"] += 1
                     for conn in everyone:
@@ -496,3 +501,22 @@ def test_a_node_that_cannot_verify_the_redis_certificate_refuses_to_start(tls_re
     assert len(said) == 1
     assert tls_redis.url in said[0] and "certificate verify failed" in said[0]
     assert set(tls_redis.client().keys()) == keys_before  # nothing was written
+
+
+async def test_a_move_resent_through_the_other_node_after_a_lost_ack_is_played_once(nodes):
+    """issue 31 point 2: a command's identity lives in the game's record, not a node."""
+    one, two, white, black = await game_on_both_nodes(nodes)
+    async with one.connect(white) as w:
+        b = await one.connect(black)
+        chosen = m.MakeMove(path=["11", "15"], v=b.v, ack=7)
+        await b.send(chosen)
+        await b.socket.close()  # the ack is lost with the socket
+        await w.until(lambda c: c.moves == ["11-15"])
+        moved_at = next(x.v for x in w.received if isinstance(x, m.Moved))
+        async with two.connect(black) as again:
+            answer = await again.resend(m.MakeMove(path=["11", "15"], v=chosen.v))
+            assert answer.v >= moved_at
+            await again.ping()
+        stored = await two.game(white.game)
+        assert stored["moves"] == ["11-15"]
+        assert [x.t for x in w.received].count("moved") == 1

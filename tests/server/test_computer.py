@@ -19,9 +19,10 @@ import pytest
 
 from engine import Game, get_rules
 from engine.levels import get_level
+from protocol import messages as m
 from protocol.client import Kondavo
 from server.core import room
-from server.core.commands import PlayMove
+from server.core.commands import Sent
 from server.core.ratings import computer_id, public_id
 from server.net.serve import uvicorn_config
 from server.services.computer import BotTable, PoolBot, think_budget
@@ -251,8 +252,8 @@ async def test_a_move_chosen_for_an_older_position_is_dropped():
     played = await store.load("twice")
     assert len(played.moves) == 1 and not table_a.thinking and not table_b.thinking
     # The stale check itself: a move made against an older version is refused.
-    out = room.handle(played, PlayMove("white", notation=str(Game.replay(
-        get_rules("english"), None, played.moves).legal_moves()[0]), v=0), 0)
+    out = room.handle(played, Sent("white", m.MakeMove(notation=str(Game.replay(
+        get_rules("english"), None, played.moves).legal_moves()[0]), v=0)), 0)
     assert out.refusal is not None and out.refusal.code == "move/stale"
     await table_a.close()
     await table_b.close()

@@ -238,12 +238,12 @@ async def test_an_unexpected_error_is_logged_and_closes_1011_without_details(
 ):
     from server.web import game_socket as ws
 
-    def broken(self, message):
+    async def broken(self, message):
         raise RuntimeError("secret internal detail")
 
     white, black = await seated(k)
     async with k.connect(white) as w, k.connect(black) as b:
-        monkeypatch.setattr(ws.GameSocket, "_command", broken)
+        monkeypatch.setattr(ws.GameSocket, "_dispatch", broken)
         with caplog.at_level(logging.ERROR, logger="server.web.game_socket"):
             await w.send(m.SendChat(text="hello", ack=1))
             await closed_with(w, m.CloseCode.SERVER_ERROR)
@@ -315,7 +315,7 @@ def _shrink_send_buffer(hub, game: str) -> None:
     network gets far less. Shrink the server's send buffer for the spectators."""
     for held in hub.members(game):
         if held.side is None:
-            sock = held._abort.__self__.get_extra_info("socket")
+            sock = held.outbox._abort.__self__.get_extra_info("socket")
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
 
 

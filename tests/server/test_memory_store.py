@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from protocol import messages as m
 from server.core import room
-from server.core.commands import Chat, Join, Tick
+from server.core.commands import Join, Sent, Tick
 from server.services.games import Games
 from server.store import MemoryStore
 
@@ -34,8 +34,9 @@ async def test_a_commit_against_an_old_version_changes_nothing():
     store = MemoryStore()
     record = fresh_record()
     await store.create(record)
-    first = room.handle(record, Chat("white", "one"), T0)
-    second = room.handle(record, Chat("white", "two"), T0)  # raced from the same version
+    first = room.handle(record, Sent("white", m.SendChat(text="one")), T0)
+    # raced from the same version
+    second = room.handle(record, Sent("white", m.SendChat(text="two")), T0)
     assert await store.commit("g1", 0, first.record, first.events, None)
     assert not await store.commit("g1", 0, second.record, second.events, None)
     stored = await store.load("g1")
@@ -49,7 +50,7 @@ async def test_committed_events_are_published_and_logged_in_order():
     await store.subscribe("g1", lambda game_id, item: heard.append(item))
     games = Games(store)
     for text in ("a", "b", "c"):
-        await games.run("g1", Chat("white", text))
+        await games.run("g1", Sent("white", m.SendChat(text=text)))
     await store.announce("g1", m.Spectators(n=2))
     assert [getattr(i, "v", None) for i in heard] == [1, 2, 3, None]
     since = await store.events_since("g1", 1)
@@ -63,7 +64,7 @@ async def test_events_no_longer_kept_make_the_reader_take_a_snapshot():
     await store.create(fresh_record())
     games = Games(store)
     for text in ("a", "b", "c"):
-        await games.run("g1", Chat("white", text))
+        await games.run("g1", Sent("white", m.SendChat(text=text)))
     assert await store.events_since("g1", 0) is None
     assert [e.v for e in await store.events_since("g1", 1)] == [2, 3]
 
@@ -73,7 +74,7 @@ async def test_a_deadline_is_due_once_and_is_replaced_by_the_next_commit():
     record = fresh_record()
     await store.create(record, deadline=T0 + 10)
     assert await store.due(T0 + 9) == []
-    outcome = room.handle(record, Chat("white", "x"), T0)
+    outcome = room.handle(record, Sent("white", m.SendChat(text="x")), T0)
     await store.commit("g1", 0, outcome.record, outcome.events, T0 + 20)
     assert await store.due(T0 + 15) == []
     assert await store.due(T0 + 20) == ["g1"]
@@ -90,7 +91,8 @@ async def test_the_command_path_retries_a_lost_race_against_the_new_record():
     async def commit_after_a_rival(game_id, expected, record, events, deadline):
         if not raced:  # a rival node writes first
             raced.append(True)
-            rival = room.handle(await store.load(game_id), Chat("white", "rival"), T0)
+            rival_chat = Sent("white", m.SendChat(text="rival"))
+            rival = room.handle(await store.load(game_id), rival_chat, T0)
             await real_commit(game_id, expected, rival.record, rival.events, None)
         return await real_commit(game_id, expected, record, events, deadline)
 

@@ -22,21 +22,9 @@ FRESH = c.Fresh(game_id="g2", white_token="W" * 22, black_token="B" * 22)
 
 
 def command_for(tag: str, side: str) -> c.Command:
-    return {
-        "abort": lambda: c.Abort(by=side),
-        "draw_offer": lambda: c.OfferDraw(by=side),
-        "draw_accept": lambda: c.AcceptDraw(by=side),
-        "draw_decline": lambda: c.DeclineDraw(by=side),
-        "takeback_ask": lambda: c.AskTakeback(by=side),
-        "takeback_accept": lambda: c.AcceptTakeback(by=side),
-        "takeback_decline": lambda: c.DeclineTakeback(by=side),
-        "resign": lambda: c.Resign(by=side),
-        "claim_victory": lambda: c.Claim(by=side),
-        "claim_draw": lambda: c.Claim(by=side, draw=True),
-        "rematch_offer": lambda: c.OfferRematch(by=side, fresh=FRESH),
-        "rematch_accept": lambda: c.AcceptRematch(by=side, fresh=FRESH),
-        "rematch_decline": lambda: c.DeclineRematch(by=side),
-    }[tag]()
+    """The protocol's own message for ``tag``, as the socket hands it to the room."""
+    message = m.CLIENT_MESSAGES[tag]()
+    return c.Sent(side, message, fresh=lambda: FRESH)  # type: ignore[arg-type]
 
 
 def assert_lists_match_the_room(record: GameRecord, now: int) -> None:
@@ -59,7 +47,7 @@ def random_command(rng: random.Random, record: GameRecord) -> c.Command:
         legal = wire.legal(game)
         if legal:
             move = rng.choice(legal)
-            return c.PlayMove(by=record.side_to_move, path=tuple(move["path"]))
+            return c.Sent(record.side_to_move, m.MakeMove(path=list(move["path"])))
     if roll < 0.65:
         return rng.choice([c.Connect(by=side), c.Disconnect(by=side)])
     if roll < 0.72:
@@ -103,8 +91,8 @@ def test_the_state_lists_the_viewers_commands_and_a_move_closes_the_abort_window
     state = views.state_for(record, "black", 0, 0)
     assert state.may == {"white": ["abort", "draw_offer", "resign"],
                          "black": ["abort", "draw_offer", "resign"]}
-    record = room.handle(record, c.PlayMove(by="black", path=("9", "13")), 1).record
-    second = room.handle(record, c.PlayMove(by="white", path=("24", "19")), 2)
+    record = room.handle(record, c.Sent("black", m.MakeMove(path=["9", "13"])), 1).record
+    second = room.handle(record, c.Sent("white", m.MakeMove(path=["24", "19"])), 2)
     moved = [e.message for e in second.events if isinstance(e.message, m.Moved)]
     # Both have moved: no abort any more, and each may ask to take its move back.
     assert moved[0].may == {"white": ["draw_offer", "takeback_ask", "resign"],

@@ -8,15 +8,16 @@ import dataclasses
 import pytest
 from redis_server import redis_server_or_skip
 
+from protocol import messages as m
 from protocol.client import HttpError, Kondavo
 from server.core import room
-from server.core.commands import MarkRated, Resign, Tick
+from server.core.commands import MarkRated, Sent, Tick
 from server.core.glicko2 import Rating, rate_game
 from server.core.ratings import Entry, computer_id, public_id, rate, valid_player_id
 from server.core.record import SeatRecord
 from server.services.games import Games
 from server.services.settler import settle
-from server.store import MemoryStore
+from server.store import MemoryStore, StoreUnavailable
 from server.store.ratings import MemoryRatings
 from server.store.ratings_redis import RedisRatings
 
@@ -86,7 +87,7 @@ def test_mark_rated_happens_once_and_a_finished_unsettled_game_keeps_a_deadline(
     from server.core.commands import Join
 
     record = room.handle(_rated_record(), Join(token="u" * 22, player=public_id(BOB)), 2_000)
-    over = room.handle(record.record, Resign("black"), 3_000).record
+    over = room.handle(record.record, Sent("black", m.Resign()), 3_000).record
     assert room.needs_rating(over) and room.deadline(over) == 3_000 + room.RATING_RETRY_MS
     marked = room.handle(over, MarkRated({"white": {"diff": 5}}), 4_000)
     assert marked.record.rated_applied and [e.message.t for e in marked.events] == ["rated"]
@@ -108,7 +109,7 @@ def test_the_computers_turn_has_a_deadline_so_another_node_can_pick_it_up():
 
 
 def test_a_rematch_against_the_computer_is_accepted_at_once_and_keeps_the_computer():
-    from server.core.commands import Fresh, OfferRematch
+    from server.core.commands import Fresh, Sent
 
     record = room.new_game(
         game_id="g3", variant="english", now=0, creator="white", creator_token="t" * 22,
@@ -116,8 +117,9 @@ def test_a_rematch_against_the_computer_is_accepted_at_once_and_keeps_the_comput
     )
     record.seats["black"] = SeatRecord(token="b" * 22, bot=True, player=computer_id(2))
     record.status = "playing"
-    over = room.handle(record, Resign("white"), 1_000).record
-    out = room.handle(over, OfferRematch("white", Fresh("g4", "w" * 22, "x" * 22)), 2_000)
+    over = room.handle(record, Sent("white", m.Resign()), 1_000).record
+    fresh = Fresh("g4", "w" * 22, "x" * 22)
+    out = room.handle(over, Sent("white", m.OfferRematch(), fresh=lambda: fresh), 2_000)
     assert out.refusal is None and out.spawn is not None
     assert out.spawn.seat("white").bot and out.spawn.seat("white").player == computer_id(2)
     assert out.spawn.seat("black").player == public_id(ALICE)
@@ -171,7 +173,7 @@ async def test_settle_is_safe_to_call_any_number_of_times():
     record = _rated_record(await store.now())
     await games.create(record)
     await games.run(record.id, Join(token="u" * 22, player=public_id(BOB)))
-    await games.run(record.id, Resign("white"))
+    await games.run(record.id, Sent("white", m.Resign()))
     finished = await store.load(record.id)
     results = await asyncio.gather(*(settle(games, ratings, finished) for _ in range(4)))
     assert any(results)
@@ -348,3 +350,39 @@ def test_entries_survive_their_canonical_text():
     entry = Entry(Rating(1623.123456789, 87.5, 0.0599), 12, "Ada")
     assert Entry.from_json(entry.to_json()) == entry
     assert dataclasses.replace(entry, games=13).to_json() != entry.to_json()
+
+
+async def test_redis_ratings_raise_store_unavailable_while_redis_is_away():
+    server = redis_server_or_skip()
+    ratings = RedisRatings(server.url, prefix="kondavo-test-ratings", timeout_s=0.5)
+    try:
+        assert await ratings.load("english", [public_id(ALICE)]) == {public_id(ALICE): None}
+        server.stop()
+        for call in (
+            ratings.load("english", [public_id(ALICE)]),
+            ratings.top("english", 10),
+            ratings.of_player(public_id(ALICE)),
+        ):
+            with pytest.raises(StoreUnavailable):
+                await call
+    finally:
+        await ratings.close()
+        server.cleanup()
+
+
+async def test_a_game_with_a_player_id_answers_503_not_500_while_redis_is_away(serve):
+    """issue 31 point 7: the ratings' Redis adapter shares the game store's error mapping."""
+    server = redis_server_or_skip()
+    try:
+        k = (await serve(redis_url=server.url)).kondavo
+        assert (await k.create(player=ALICE)).game
+        server.stop()
+        for create in (lambda: k.create(player=ALICE), lambda: k.create()):
+            with pytest.raises(HttpError) as refused:
+                await create()
+            assert (refused.value.status, refused.value.code) == (503, "server/busy")
+        with pytest.raises(HttpError) as refused:
+            await k.request("GET", "/api/ratings/english")
+        assert (refused.value.status, refused.value.code) == (503, "server/busy")
+    finally:
+        server.cleanup()

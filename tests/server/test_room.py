@@ -11,21 +11,11 @@ from protocol import messages as m
 from protocol.messages import ErrorCode
 from server.core import room
 from server.core.commands import (
-    Abort,
-    AcceptDraw,
-    AcceptRematch,
-    Chat,
-    Claim,
     Connect,
-    DeclineDraw,
-    DeclineRematch,
     Disconnect,
     Fresh,
     Join,
-    OfferDraw,
-    OfferRematch,
-    PlayMove,
-    Resign,
+    Sent,
     Tick,
 )
 from server.core.record import GameRecord
@@ -105,7 +95,7 @@ def first_legal(record: GameRecord) -> list[str]:
 
 def play(record: GameRecord, path: list[str] | None = None, now: int = T0, **kw) -> GameRecord:
     path = path or first_legal(record)
-    return ok(record, PlayMove(to_move(record), tuple(path), **kw), now)
+    return ok(record, Sent(to_move(record), m.MakeMove(path=list(path), **kw)), now)
 
 
 # --- seats ----------------------------------------------------------------------------
@@ -153,7 +143,7 @@ def test_seat_of_knows_each_token_and_nobody_else():
 def test_english_starts_with_black_and_a_legal_move_by_path_is_played():
     record = make()
     assert to_move(record) == "black"
-    outcome = run(record, PlayMove("black", ("11", "15"), ack=1))
+    outcome = run(record, Sent("black", m.MakeMove(path=["11", "15"], ack=1)))
     assert tags(outcome) == ["moved"]
     moved = outcome.events[0].message
     assert isinstance(moved, m.Moved)
@@ -168,35 +158,35 @@ def test_english_starts_with_black_and_a_legal_move_by_path_is_played():
 
 
 def test_a_move_may_be_given_as_notation():
-    assert ok(make(), PlayMove("black", notation="11-15")).moves == ["11-15"]
+    assert ok(make(), Sent("black", m.MakeMove(notation="11-15"))).moves == ["11-15"]
 
 
 def test_a_move_out_of_turn_is_refused_and_nothing_changes():
-    refused(make(), PlayMove("white", ("22", "18")), ErrorCode.MOVE_NOT_YOUR_TURN)
+    refused(make(), Sent("white", m.MakeMove(path=["22", "18"])), ErrorCode.MOVE_NOT_YOUR_TURN)
 
 
 def test_an_illegal_move_is_refused_with_the_engines_reason_in_words():
-    refusal = refused(make(), PlayMove("black", ("11", "18")), ErrorCode.MOVE_ILLEGAL)
+    refusal = refused(make(), Sent("black", m.MakeMove(path=["11", "18"])), ErrorCode.MOVE_ILLEGAL)
     assert "11" in refusal.sentence and len(refusal.sentence) > 15
 
 
 def test_a_path_through_a_square_that_does_not_exist_is_invalid():
-    refused(make(), PlayMove("black", ("11", "99")), ErrorCode.MOVE_INVALID)
-    refused(make(), PlayMove("black", ("11",)), ErrorCode.MOVE_INVALID)
-    refused(make(), PlayMove("black", notation="hello"), ErrorCode.MOVE_INVALID)
-    refused(make(), PlayMove("black"), ErrorCode.MOVE_INVALID)
+    refused(make(), Sent("black", m.MakeMove(path=["11", "99"])), ErrorCode.MOVE_INVALID)
+    refused(make(), Sent("black", m.MakeMove(path=["11"])), ErrorCode.MOVE_INVALID)
+    refused(make(), Sent("black", m.MakeMove(notation="hello")), ErrorCode.MOVE_INVALID)
+    refused(make(), Sent("black", m.MakeMove()), ErrorCode.MOVE_INVALID)
 
 
 def test_a_spectator_can_never_move_offer_resign_abort_or_claim():
     record = make()
     for command in (
-        PlayMove(None, ("11", "15")),
-        OfferDraw(None),
-        AcceptDraw(None),
-        Resign(None),
-        Abort(None),
-        Claim(None),
-        OfferRematch(None),
+        Sent(None, m.MakeMove(path=["11", "15"])),
+        Sent(None, m.OfferDraw()),
+        Sent(None, m.AcceptDraw()),
+        Sent(None, m.Resign()),
+        Sent(None, m.Abort()),
+        Sent(None, m.ClaimVictory()),
+        Sent(None, m.OfferRematch()),
     ):
         refused(record, command, ErrorCode.SEAT_SPECTATOR)
 
@@ -204,7 +194,7 @@ def test_a_spectator_can_never_move_offer_resign_abort_or_claim():
 def test_nobody_moves_before_the_opponent_has_joined():
     refused(
         make(joined=False, connected=False),
-        PlayMove("white", ("22", "18")),
+        Sent("white", m.MakeMove(path=["22", "18"])),
         ErrorCode.MOVE_NO_OPPONENT,
     )
 
@@ -212,30 +202,90 @@ def test_nobody_moves_before_the_opponent_has_joined():
 def test_a_move_made_against_an_older_position_is_stale_and_asks_for_a_resync():
     record = play(make())
     refusal = refused(
-        record, PlayMove("white", ("22", "18"), v=record.position_version - 1), ErrorCode.MOVE_STALE
+        record,
+        Sent("white", m.MakeMove(path=["22", "18"], v=record.position_version - 1)),
+        ErrorCode.MOVE_STALE,
     )
     assert refusal.resync
 
 
 def test_events_other_than_moves_do_not_make_a_move_stale():
-    record = ok(make(), Chat("white", "hi"))
-    assert ok(record, PlayMove("black", ("11", "15"), v=record.version - 1)).moves == ["11-15"]
+    record = ok(make(), Sent("white", m.SendChat(text="hi")))
+    move = Sent("black", m.MakeMove(path=["11", "15"], v=record.version - 1))
+    assert ok(record, move).moves == ["11-15"]
 
 
-def test_a_move_resent_with_the_same_ack_is_applied_once_and_acked_again():
-    record = ok(make(), PlayMove("black", ("11", "15"), ack=7))
-    again = run(record, PlayMove("black", ("11", "15"), ack=7))
-    assert again.acked and again.events == [] and again.record == record
+def test_a_move_resent_at_the_version_it_was_chosen_at_is_acked_again_and_played_once():
+    start = make()
+    first = run(start, Sent("black", m.MakeMove(path=["11", "15"], v=start.version, ack=7)))
+    # The ack id is only a label: a resend after a reconnect may carry another one.
+    again = run(first.record, Sent("black", m.MakeMove(path=["11", "15"], v=start.version, ack=1)))
+    assert again.acked and again.refusal is None and again.events == []
+    assert again.acked_v == first.acked_v == first.record.version
+    assert again.record.moves == ["11-15"]
+
+
+def test_a_move_is_still_a_resend_after_the_opponent_replied():
+    start = make()
+    mine = Sent("black", m.MakeMove(path=["11", "15"], v=start.version))
+    first = run(start, mine)
+    replied = play(first.record)
+    again = run(replied, mine)
+    assert again.acked and again.acked_v == first.acked_v and again.events == []
+
+
+def test_a_different_move_under_an_old_ack_id_is_judged_as_the_move_it_is():
+    record = ok(make(), Sent("black", m.MakeMove(path=["11", "15"], ack=7)))
+    # issue 31: it used to be answered ack (and never played), even out of turn.
+    again = Sent("black", m.MakeMove(path=["9", "13"], ack=7))
+    refused(record, again, ErrorCode.MOVE_NOT_YOUR_TURN)
+    record = play(record)
+    moved = run(record, Sent("black", m.MakeMove(path=["9", "13"], ack=7)))
+    assert tags(moved) == ["moved"] and moved.record.moves[-1] == "9-13"
+
+
+def test_another_move_chosen_at_the_same_version_is_not_a_resend():
+    start = make()
+    record = ok(start, Sent("black", m.MakeMove(path=["11", "15"], v=start.version)))
+    refused(
+        record,
+        Sent("black", m.MakeMove(path=["9", "13"], v=start.version)),
+        ErrorCode.MOVE_NOT_YOUR_TURN,
+    )
+
+
+def test_draw_offers_and_resignations_resent_get_their_first_ack():
+    start = make()
+    offer = Sent("white", m.OfferDraw(v=start.version))
+    offered = run(start, offer)
+    again = run(offered.record, offer)
+    assert again.refusal is None and again.acked_v == offered.acked_v and again.events == []
+    resign = Sent("black", m.Resign(v=offered.record.version))
+    resigned = run(offered.record, resign)
+    again = run(resigned.record, resign)
+    assert again.refusal is None and again.acked_v == resigned.acked_v and again.events == []
+    # Without v a command has no identity: the same resignation is judged again.
+    refused(resigned.record, Sent("black", m.Resign()), ErrorCode.GAME_OVER)
+
+
+def test_a_command_from_a_version_the_game_has_not_reached_is_refused_with_a_resync():
+    record = make()
+    refusal = refused(
+        record,
+        Sent("black", m.MakeMove(path=["11", "15"], v=record.version + 1)),
+        ErrorCode.GAME_BAD_VERSION,
+    )
+    assert refusal.resync and str(record.version + 1) in refusal.sentence
 
 
 def test_a_capture_lists_the_captured_squares():
     record = make(fen="B:W18:B14", clock=None)
-    moved = run(record, PlayMove("black", ("14", "23"))).events[0].message
+    moved = run(record, Sent("black", m.MakeMove(path=["14", "23"]))).events[0].message
     assert moved.captured == ["18"] and moved.notation == "14x23"
 
 
 def test_capturing_the_last_piece_wins_the_game():
-    outcome = run(make(fen="B:W18:B14", clock=None), PlayMove("black", ("14", "23")))
+    outcome = run(make(fen="B:W18:B14", clock=None), Sent("black", m.MakeMove(path=["14", "23"])))
     assert tags(outcome) == ["moved", "over"]
     over = outcome.events[-1].message
     assert (over.result, over.reason) == ("black", "no_pieces")
@@ -243,8 +293,8 @@ def test_capturing_the_last_piece_wins_the_game():
 
 
 def test_a_move_after_the_game_ended_is_refused():
-    record = ok(make(fen="B:W18:B14", clock=None), PlayMove("black", ("14", "23")))
-    refused(record, PlayMove("white", ("23", "19")), ErrorCode.GAME_OVER)
+    record = ok(make(fen="B:W18:B14", clock=None), Sent("black", m.MakeMove(path=["14", "23"])))
+    refused(record, Sent("white", m.MakeMove(path=["23", "19"])), ErrorCode.GAME_OVER)
 
 
 def test_threefold_repetition_is_declared_with_its_reason():
@@ -252,7 +302,7 @@ def test_threefold_repetition_is_declared_with_its_reason():
     shuffle = [("1", "5"), ("29", "25"), ("5", "1"), ("25", "29")] * 2
     outcome = None
     for path in shuffle:
-        outcome = run(record, PlayMove(to_move(record), path))
+        outcome = run(record, Sent(to_move(record), m.MakeMove(path=list(path))))
         record = outcome.record
         if record.over:
             break
@@ -295,7 +345,7 @@ def test_the_flag_falls_on_a_tick_with_nobody_connected():
 
 def test_a_move_that_arrives_after_the_flag_does_not_count():
     record = play(play(make()))
-    outcome = run(record, PlayMove("black", tuple(first_legal(record))), now=T0 + 61_000)
+    outcome = run(record, Sent("black", m.MakeMove(path=first_legal(record))), now=T0 + 61_000)
     assert outcome.refusal.code == ErrorCode.GAME_OVER
     assert tags(outcome) == ["over"]
     assert outcome.record.reason == "timeout" and len(outcome.record.moves) == 2
@@ -311,63 +361,68 @@ def test_an_untimed_game_never_flags():
 
 
 def test_a_draw_offer_is_broadcast_and_its_acceptance_ends_the_game():
-    record = ok(make(), OfferDraw("white"))
+    record = ok(make(), Sent("white", m.OfferDraw()))
     assert record.draw_offer == "white"
-    outcome = run(record, AcceptDraw("black"))
+    outcome = run(record, Sent("black", m.AcceptDraw()))
     assert outcome.events[-1].message.reason == "agreement"
     assert outcome.record.result == "draw"
 
 
 def test_a_declined_offer_is_broadcast_and_cannot_be_repeated_before_a_move():
-    record = ok(make(), OfferDraw("white"))
-    outcome = run(record, DeclineDraw("black"))
+    record = ok(make(), Sent("white", m.OfferDraw()))
+    outcome = run(record, Sent("black", m.DeclineDraw()))
     assert tags(outcome) == ["draw_declined"] and outcome.record.draw_offer is None
-    refused(outcome.record, OfferDraw("white"), ErrorCode.DRAW_TOO_SOON)
+    refused(outcome.record, Sent("white", m.OfferDraw()), ErrorCode.DRAW_TOO_SOON)
     record = play(outcome.record)
-    assert ok(record, OfferDraw("white")).draw_offer == "white"
+    assert ok(record, Sent("white", m.OfferDraw())).draw_offer == "white"
 
 
 def test_an_offer_lapses_when_the_other_side_moves_instead_of_answering():
-    record = ok(make(), OfferDraw("white"))
-    outcome = run(record, PlayMove("black", ("11", "15")))
+    record = ok(make(), Sent("white", m.OfferDraw()))
+    outcome = run(record, Sent("black", m.MakeMove(path=["11", "15"])))
     assert tags(outcome) == ["draw_lapsed", "moved"]
     assert outcome.record.draw_offer is None
 
 
 def test_an_offer_stands_when_the_offerer_moves():
-    record = ok(make(), OfferDraw("black"))
+    record = ok(make(), Sent("black", m.OfferDraw()))
     assert play(record).draw_offer == "black"
 
 
 def test_two_crossing_offers_make_a_draw():
-    record = ok(make(), OfferDraw("white"))
-    assert ok(record, OfferDraw("black")).reason == "agreement"
+    record = ok(make(), Sent("white", m.OfferDraw()))
+    assert ok(record, Sent("black", m.OfferDraw())).reason == "agreement"
 
 
 def test_offers_that_do_not_exist_cannot_be_answered_or_repeated():
-    refused(make(), AcceptDraw("black"), ErrorCode.DRAW_NO_OFFER)
-    refused(make(), DeclineDraw("black"), ErrorCode.DRAW_NO_OFFER)
-    refused(ok(make(), OfferDraw("white")), OfferDraw("white"), ErrorCode.DRAW_ALREADY_OFFERED)
-    refused(ok(make(), OfferDraw("white")), AcceptDraw("white"), ErrorCode.DRAW_NO_OFFER)
+    refused(make(), Sent("black", m.AcceptDraw()), ErrorCode.DRAW_NO_OFFER)
+    refused(make(), Sent("black", m.DeclineDraw()), ErrorCode.DRAW_NO_OFFER)
+    offered = ok(make(), Sent("white", m.OfferDraw()))
+    refused(offered, Sent("white", m.OfferDraw()), ErrorCode.DRAW_ALREADY_OFFERED)
+    refused(
+        ok(make(), Sent("white", m.OfferDraw())),
+        Sent("white", m.AcceptDraw()),
+        ErrorCode.DRAW_NO_OFFER,
+    )
 
 
 def test_resigning_gives_the_game_to_the_opponent():
-    outcome = run(make(), Resign("black"))
+    outcome = run(make(), Sent("black", m.Resign()))
     assert (outcome.record.result, outcome.record.reason) == ("white", "resign")
-    refused(outcome.record, Resign("white"), ErrorCode.GAME_OVER)
+    refused(outcome.record, Sent("white", m.Resign()), ErrorCode.GAME_OVER)
 
 
 def test_a_game_may_be_aborted_until_both_sides_have_moved():
     record = play(make())
-    outcome = run(record, Abort("white"))
+    outcome = run(record, Sent("white", m.Abort()))
     assert outcome.record.status == "aborted" and outcome.record.result is None
     assert outcome.events[-1].message.reason == "aborted"
-    refused(play(record), Abort("white"), ErrorCode.ABORT_TOO_LATE)
+    refused(play(record), Sent("white", m.Abort()), ErrorCode.ABORT_TOO_LATE)
 
 
 def test_the_creator_may_abort_a_game_nobody_joined():
-    assert ok(make(joined=False), Abort("white")).status == "aborted"
-    refused(make(joined=False), Resign("white"), ErrorCode.MOVE_NO_OPPONENT)
+    assert ok(make(joined=False), Sent("white", m.Abort())).status == "aborted"
+    refused(make(joined=False), Sent("white", m.Resign()), ErrorCode.MOVE_NO_OPPONENT)
 
 
 # --- presence and claims --------------------------------------------------------------
@@ -388,31 +443,46 @@ def test_presence_counts_every_socket_and_says_gone_only_after_the_last():
 
 def test_the_opponent_may_claim_once_the_absent_player_has_been_gone_long_enough():
     record = ok(make(), Disconnect("black"), now=T0)
-    refusal = refused(record, Claim("white"), ErrorCode.CLAIM_TOO_EARLY, now=T0 + 10_000)
+    refusal = refused(
+        record,
+        Sent("white", m.ClaimVictory()),
+        ErrorCode.CLAIM_TOO_EARLY,
+        now=T0 + 10_000,
+    )
     assert "20 seconds" in refusal.sentence
     assert room.deadline(record) == T0 + 30_000
     ticked = run(record, Tick(), now=T0 + 30_000)
     assert [e.message.t for e in ticked.events] == ["claimable"]
     assert ticked.events[0].message.by == "white"
-    outcome = run(ticked.record, Claim("white"), now=T0 + 31_000)
+    outcome = run(ticked.record, Sent("white", m.ClaimVictory()), now=T0 + 31_000)
     assert (outcome.record.result, outcome.record.reason) == ("white", "abandoned")
 
 
 def test_a_claim_may_ask_for_a_draw_instead():
     record = ok(make(), Disconnect("black"))
-    assert ok(record, Claim("white", draw=True), now=T0 + 30_000).result == "draw"
+    assert ok(record, Sent("white", m.ClaimDraw()), now=T0 + 30_000).result == "draw"
 
 
 def test_a_claim_is_refused_while_the_opponent_is_connected_or_without_a_clock():
-    refused(make(), Claim("white"), ErrorCode.CLAIM_OPPONENT_PRESENT, now=T0 + 10**6)
+    refused(
+        make(),
+        Sent("white", m.ClaimVictory()),
+        ErrorCode.CLAIM_OPPONENT_PRESENT,
+        now=T0 + 10**6,
+    )
     record = ok(make(clock=None), Disconnect("black"))
-    refused(record, Claim("white"), ErrorCode.CLAIM_NO_CLOCK, now=T0 + 10**6)
+    refused(record, Sent("white", m.ClaimVictory()), ErrorCode.CLAIM_NO_CLOCK, now=T0 + 10**6)
 
 
 def test_coming_back_closes_the_claim():
     record = ok(make(), Disconnect("black"))
     record = ok(record, Connect("black"), now=T0 + 40_000)
-    refused(record, Claim("white"), ErrorCode.CLAIM_OPPONENT_PRESENT, now=T0 + 41_000)
+    refused(
+        record,
+        Sent("white", m.ClaimVictory()),
+        ErrorCode.CLAIM_OPPONENT_PRESENT,
+        now=T0 + 41_000,
+    )
 
 
 def test_an_open_game_whose_creator_stays_away_is_withdrawn_from_the_lobby():
@@ -468,9 +538,9 @@ FRESH = Fresh(game_id="g2", white_token="W2" * 11, black_token="B2" * 11)
 
 
 def test_a_rematch_swaps_colours_and_gives_both_players_new_seats():
-    record = ok(make(), Resign("black"))
-    record = ok(record, OfferRematch("white", FRESH))
-    outcome = run(record, AcceptRematch("black", FRESH))
+    record = ok(make(), Sent("black", m.Resign()))
+    record = ok(record, Sent("white", m.OfferRematch(), fresh=lambda: FRESH))
+    outcome = run(record, Sent("black", m.AcceptRematch(), fresh=lambda: FRESH))
     assert tags(outcome) == ["rematch"] and outcome.events[0].message.game == "g2"
     spawn = outcome.spawn
     assert spawn.id == "g2" and spawn.status == "playing"
@@ -480,29 +550,40 @@ def test_a_rematch_swaps_colours_and_gives_both_players_new_seats():
         FRESH.black_token,
     )
     assert spawn.remaining_ms == {"white": 60_000, "black": 60_000}
-    refused(outcome.record, OfferRematch("white", FRESH), ErrorCode.REMATCH_DONE)
+    refused(
+        outcome.record,
+        Sent("white", m.OfferRematch(), fresh=lambda: FRESH),
+        ErrorCode.REMATCH_DONE,
+    )
 
 
 def test_a_rematch_needs_a_finished_game_and_an_offer_to_accept():
-    refused(make(), OfferRematch("white", FRESH), ErrorCode.GAME_NOT_OVER)
-    over = ok(make(), Resign("black"))
-    refused(over, AcceptRematch("black", FRESH), ErrorCode.REMATCH_NO_OFFER)
-    offered = ok(over, OfferRematch("white", FRESH))
-    refused(offered, OfferRematch("white", FRESH), ErrorCode.REMATCH_ALREADY_OFFERED)
-    declined = run(offered, DeclineRematch("black"))
+    refused(make(), Sent("white", m.OfferRematch(), fresh=lambda: FRESH), ErrorCode.GAME_NOT_OVER)
+    over = ok(make(), Sent("black", m.Resign()))
+    refused(over, Sent("black", m.AcceptRematch(), fresh=lambda: FRESH), ErrorCode.REMATCH_NO_OFFER)
+    offered = ok(over, Sent("white", m.OfferRematch(), fresh=lambda: FRESH))
+    refused(
+        offered,
+        Sent("white", m.OfferRematch(), fresh=lambda: FRESH),
+        ErrorCode.REMATCH_ALREADY_OFFERED,
+    )
+    declined = run(offered, Sent("black", m.DeclineRematch()))
     assert tags(declined) == ["rematch_declined"] and declined.record.rematch_offer is None
 
 
 def test_crossing_rematch_offers_start_the_rematch():
-    offered = ok(ok(make(), Resign("black")), OfferRematch("white", FRESH))
-    assert run(offered, OfferRematch("black", FRESH)).spawn is not None
+    offered = ok(
+        ok(make(), Sent("black", m.Resign())),
+        Sent("white", m.OfferRematch(), fresh=lambda: FRESH),
+    )
+    assert run(offered, Sent("black", m.OfferRematch(), fresh=lambda: FRESH)).spawn is not None
 
 
 # --- chat -----------------------------------------------------------------------------
 
 
 def test_players_chat_reaches_players_only():
-    event = run(make(), Chat("white", "good luck")).events[0]
+    event = run(make(), Sent("white", m.SendChat(text="good luck"))).events[0]
     assert event.audience == "players" and event.message.channel == "players"
     assert event.message.name == "Ada"
     assert event.for_viewer(None) == m.Skip(v=event.v)
@@ -510,26 +591,29 @@ def test_players_chat_reaches_players_only():
 
 
 def test_spectators_chat_never_reaches_players_while_the_game_runs():
-    event = run(make(), Chat(None, "nice move", name="Cy")).events[0]
+    event = run(make(), Sent(None, m.SendChat(text="nice move"), "Cy")).events[0]
     assert event.audience == "spectators" and event.message.by == "spectator"
     assert event.for_viewer("white").t == "skip"
-    after = run(ok(make(), Resign("white")), Chat(None, "gg")).events[0]
+    after = run(ok(make(), Sent("white", m.Resign())), Sent(None, m.SendChat(text="gg"))).events[0]
     assert after.audience == "all"
 
 
 def test_chat_is_plain_text_of_at_most_140_characters():
-    line = run(make(), Chat("white", "  hi\x00\x1b[31m\n there\u202e ")).events[0].message
+    line = run(
+        make(),
+        Sent("white", m.SendChat(text="  hi\x00\x1b[31m\n there\u202e ")),
+    ).events[0].message
     assert line.text == "hi[31m there"
-    refused(make(), Chat("white", "x" * 141), ErrorCode.CHAT_TOO_LONG)
-    refused(make(), Chat("white", " \n\t"), ErrorCode.CHAT_EMPTY)
-    assert ok(make(), Chat("white", "x" * 140)).chat[-1]["text"] == "x" * 140
+    refused(make(), Sent("white", m.SendChat(text="x" * 141)), ErrorCode.CHAT_TOO_LONG)
+    refused(make(), Sent("white", m.SendChat(text=" \n\t")), ErrorCode.CHAT_EMPTY)
+    assert ok(make(), Sent("white", m.SendChat(text="x" * 140))).chat[-1]["text"] == "x" * 140
 
 
 # --- records --------------------------------------------------------------------------
 
 
 def test_a_record_survives_its_dict_form():
-    record = ok(play(make()), Chat("white", "hi"))
+    record = ok(play(make()), Sent("white", m.SendChat(text="hi")))
     assert GameRecord.from_dict(record.to_dict()) == record
 
 

@@ -82,7 +82,8 @@ class RoomMachine(RuleBasedStateMachine):
         by = getattr(command, "by", "nobody")
         moved = [e.message for e in outcome.events if isinstance(e.message, m.Moved)]
         if moved:
-            assert isinstance(command, c.PlayMove) and len(moved) == 1
+            sent = command.message if isinstance(command, c.Sent) else None
+            assert isinstance(sent, m.MakeMove) and len(moved) == 1
             assert by is not None and by == before.side_to_move and before.status == "playing"
             game = replay.replay(before.variant, before.start_fen, before.moves)
             assert moved[0].path in [move["path"] for move in wire.legal(game)]
@@ -93,8 +94,9 @@ class RoomMachine(RuleBasedStateMachine):
         taken = [e.message for e in outcome.events if isinstance(e.message, m.TakenBack)]
         if taken:
             (back,) = taken
-            assert isinstance(command, c.AskTakeback | c.AcceptTakeback) and not before.rated
-            asker = by if isinstance(command, c.AskTakeback) else before.takeback_offer
+            sent = command.message if isinstance(command, c.Sent) else None
+            assert isinstance(sent, m.AskTakeback | m.AcceptTakeback) and not before.rated
+            asker = by if isinstance(sent, m.AskTakeback) else before.takeback_offer
             assert back.by == asker and before.status == "playing"
             # The asker's last move, and the reply after it if there was one.
             assert back.plies == (1 if before.side_to_move != asker else 2)
@@ -126,7 +128,8 @@ class RoomMachine(RuleBasedStateMachine):
             extra = outcome.events[len(timed.events):]
             assert all(isinstance(e.message, m.ChatLine) and e.message.by == "spectator"
                        for e in extra)
-            assert outcome.refusal is not None or isinstance(command, c.Chat)
+            chat = isinstance(command, c.Sent) and isinstance(command.message, m.SendChat)
+            assert outcome.refusal is not None or chat
         if outcome.events:
             self.record = outcome.record
         return outcome
@@ -159,7 +162,7 @@ class RoomMachine(RuleBasedStateMachine):
             return
         assert self.record is not None
         v = self.record.position_version - 1 if stale and self.record.position_version else None
-        self.apply(c.PlayMove(by, tuple(legal[pick % len(legal)]), None, None, v))
+        self.apply(c.Sent(by, m.MakeMove(path=list(legal[pick % len(legal)]), v=v)))
 
     @rule(by=ANYONE, squares=st.lists(st.integers(0, 99), min_size=0, max_size=4),
           notation=st.one_of(st.none(), st.text(max_size=12)))
@@ -167,45 +170,47 @@ class RoomMachine(RuleBasedStateMachine):
         assert self.record is not None
         labels = [label for label, _, _ in wire.layout(self.record.variant)["squares"]]
         path = tuple(labels[i % len(labels)] for i in squares) if squares else None
-        self.apply(c.PlayMove(by, path, notation))
+        self.apply(c.Sent(by, m.MakeMove(path=list(path) if path else None, notation=notation)))
 
     # --- the rest of the game's course ------------------------------------------------
 
     @rule(by=ANYONE, what=st.sampled_from(
-        [c.OfferDraw, c.AcceptDraw, c.DeclineDraw, c.Resign, c.Abort, c.DeclineRematch]))
+        [m.OfferDraw, m.AcceptDraw, m.DeclineDraw, m.Resign, m.Abort, m.DeclineRematch]))
     def simple_command(self, by, what) -> None:
-        self.apply(what(by))
+        self.apply(c.Sent(by, what()))
 
     @rule(by=ANYONE, what=st.sampled_from(
-        [c.AskTakeback, c.AskTakeback, c.AcceptTakeback, c.AcceptTakeback, c.DeclineTakeback]))
+        [m.AskTakeback, m.AskTakeback, m.AcceptTakeback, m.AcceptTakeback, m.DeclineTakeback]))
     def takeback(self, by, what) -> None:
-        self.apply(what(by))
+        self.apply(c.Sent(by, what()))
 
     @precondition(lambda self: self.record is not None and self.record.status == "playing")
     @rule(asker=SIDES)
     def ask_for_a_takeback(self, asker: str) -> None:
         """A seated player asks: takebacks get granted, not only refused."""
-        self.apply(c.AskTakeback(asker))  # type: ignore[arg-type]
+        self.apply(c.Sent(asker, m.AskTakeback()))  # type: ignore[arg-type]
 
     @precondition(lambda self: self.record is not None and self.record.takeback_offer is not None)
     @rule(accept=st.sampled_from([True, True, False]))
     def answer_the_takeback(self, accept: bool) -> None:
         assert self.record is not None and self.record.takeback_offer is not None
         answerer = "black" if self.record.takeback_offer == "white" else "white"
-        self.apply((c.AcceptTakeback if accept else c.DeclineTakeback)(answerer))  # type: ignore[arg-type]
+        answer = m.AcceptTakeback() if accept else m.DeclineTakeback()
+        self.apply(c.Sent(answerer, answer))  # type: ignore[arg-type]
 
     @rule(by=ANYONE, accept=st.booleans())
     def rematch(self, by, accept: bool) -> None:
         fresh = c.Fresh(game_id="g2", white_token="W" * 22, black_token="B" * 22)
-        self.apply((c.AcceptRematch if accept else c.OfferRematch)(by, fresh))
+        message = m.AcceptRematch() if accept else m.OfferRematch()
+        self.apply(c.Sent(by, message, fresh=lambda: fresh))
 
     @rule(by=ANYONE, draw=st.booleans())
     def claim(self, by, draw: bool) -> None:
-        self.apply(c.Claim(by, draw=draw))
+        self.apply(c.Sent(by, m.ClaimDraw() if draw else m.ClaimVictory()))
 
     @rule(by=ANYONE, text=st.text(max_size=150))
     def chat(self, by, text: str) -> None:
-        self.apply(c.Chat(by, text, "watcher"))
+        self.apply(c.Sent(by, m.SendChat(text=text), "watcher"))
 
     @rule(ms=st.sampled_from([1, 100, 1_000, 5_000, 16_000, 25_000]))
     def time_passes(self, ms: int) -> None:
@@ -220,7 +225,7 @@ class RoomMachine(RuleBasedStateMachine):
         legal = self._legal()
         if legal:
             path = data.draw(st.sampled_from(legal))
-            self.apply(c.PlayMove(self.record.side_to_move, tuple(path)))
+            self.apply(c.Sent(self.record.side_to_move, m.MakeMove(path=list(path))))
 
     # --- always -----------------------------------------------------------------------
 

@@ -7,18 +7,11 @@ from test_room import BLACK, T0, WHITE, first_legal, make, ok, play, refused, ru
 from protocol import messages as m
 from protocol.messages import ErrorCode
 from server.core import room
-from server.core.commands import (
-    AcceptTakeback,
-    AskTakeback,
-    DeclineDraw,
-    DeclineTakeback,
-    Join,
-    OfferDraw,
-    PlayMove,
-    Resign,
-    Tick,
-)
+from server.core.commands import Join, Sent, Tick
 from server.core.record import GameRecord, SeatRecord
+
+ASK_WHITE = Sent("white", m.AskTakeback())
+ASK_BLACK = Sent("black", m.AskTakeback())
 
 # --- takebacks --------------------------------------------------------------------------
 
@@ -32,9 +25,9 @@ def four_plies(record: GameRecord) -> GameRecord:
 
 def test_a_takeback_waits_for_the_opponent_and_undoes_only_the_askers_last_move():
     record = four_plies(make())
-    asked = ok(record, AskTakeback("white"), T0 + 41_000)
+    asked = ok(record, ASK_WHITE, T0 + 41_000)
     assert asked.takeback_offer == "white" and asked.moves == record.moves
-    outcome = run(asked, AcceptTakeback("black"), T0 + 42_000)
+    outcome = run(asked, Sent("black", m.AcceptTakeback()), T0 + 42_000)
     (back,) = [e.message for e in outcome.events]
     assert isinstance(back, m.TakenBack) and (back.by, back.plies, back.ply) == ("white", 1, 3)
     assert outcome.record.moves == record.moves[:3] and outcome.record.side_to_move == "white"
@@ -43,8 +36,8 @@ def test_a_takeback_waits_for_the_opponent_and_undoes_only_the_askers_last_move(
 
 def test_when_the_opponent_has_replied_the_last_full_move_is_taken_back():
     record = four_plies(make())  # Black to move: White replied to Black's last move
-    asked = ok(record, AskTakeback("black"), T0 + 41_000)
-    outcome = run(asked, AcceptTakeback("white"), T0 + 42_000)
+    asked = ok(record, ASK_BLACK, T0 + 41_000)
+    outcome = run(asked, Sent("white", m.AcceptTakeback()), T0 + 42_000)
     back = outcome.events[-1].message
     assert (back.plies, back.ply) == (2, 2) and outcome.record.moves == record.moves[:2]
     assert outcome.record.side_to_move == "black"
@@ -58,8 +51,8 @@ def test_takeback_restores_both_clocks_to_what_they_were_before_the_taken_moves(
     record = play(record, now=T0 + 35_000)  # black thinks 15 s: 60 - 15 + 2 = 47
     record = play(record, now=T0 + 50_000)  # white thinks 15 s: 47
     assert record.remaining_ms == {"white": 47_000, "black": 47_000}
-    asked = ok(record, AskTakeback("black"), T0 + 55_000)
-    outcome = run(asked, AcceptTakeback("white"), T0 + 56_000)
+    asked = ok(record, ASK_BLACK, T0 + 55_000)
+    outcome = run(asked, Sent("white", m.AcceptTakeback()), T0 + 56_000)
     assert outcome.record.remaining_ms == before_third == {"white": 60_000, "black": 60_000}
     # Black is to move again, its clock running from the takeback on, with its old time.
     assert outcome.events[-1].message.clocks == {
@@ -73,12 +66,12 @@ def test_takeback_forgets_the_repetitions_of_the_taken_back_moves():
     record = make(fen="B:WK32:BK1")
 
     def moved(record: GameRecord, notation: str) -> GameRecord:
-        return ok(record, PlayMove(record.side_to_move, None, notation))
+        return ok(record, Sent(record.side_to_move, m.MakeMove(notation=notation)))
 
     for notation in shuffle[:7]:
         record = moved(record, notation)
-    asked = ok(record, AskTakeback("white"))
-    record = ok(asked, AcceptTakeback("black"))
+    asked = ok(record, ASK_WHITE)
+    record = ok(asked, Sent("black", m.AcceptTakeback()))
     assert record.moves == shuffle[:5]
     # Played again, plies 6 and 7 reach their positions a second time, not a third.
     for notation in shuffle[5:7]:
@@ -90,14 +83,14 @@ def test_takeback_forgets_the_repetitions_of_the_taken_back_moves():
 
 def test_takeback_voids_a_draw_offer_and_lets_a_declined_one_be_made_again():
     record = four_plies(make())
-    record = ok(record, OfferDraw("white"))
-    record = ok(record, DeclineDraw("black"))
+    record = ok(record, Sent("white", m.OfferDraw()))
+    record = ok(record, Sent("black", m.DeclineDraw()))
     record = play(record, now=T0 + 45_000)  # black
-    record = ok(record, OfferDraw("black"))
-    record = ok(record, AskTakeback("white"), T0 + 46_000)
-    record = ok(record, AcceptTakeback("black"), T0 + 47_000)
+    record = ok(record, Sent("black", m.OfferDraw()))
+    record = ok(record, ASK_WHITE, T0 + 46_000)
+    record = ok(record, Sent("black", m.AcceptTakeback()), T0 + 47_000)
     assert record.draw_offer is None and len(record.moves) == 3
-    assert "draw_offered" in tags(run(record, OfferDraw("white")))
+    assert "draw_offered" in tags(run(record, Sent("white", m.OfferDraw())))
 
 
 def test_a_rated_game_refuses_takebacks_with_a_clear_error():
@@ -107,47 +100,47 @@ def test_a_rated_game_refuses_takebacks_with_a_clear_error():
     )
     record = ok(record, Join(token=BLACK, player="bob-public-id-000001"))
     record = four_plies(record)
-    refusal = refused(record, AskTakeback("white"), ErrorCode.TAKEBACK_RATED)
+    refusal = refused(record, ASK_WHITE, ErrorCode.TAKEBACK_RATED)
     assert "rated" in refusal.sentence
 
 
 def test_a_declined_takeback_may_be_asked_again_only_after_a_growing_pause():
     record = four_plies(make())
-    record = ok(record, AskTakeback("white"), T0 + 41_000)
-    outcome = run(record, DeclineTakeback("black"), T0 + 42_000)
+    record = ok(record, ASK_WHITE, T0 + 41_000)
+    outcome = run(record, Sent("black", m.DeclineTakeback()), T0 + 42_000)
     declined = outcome.events[-1].message
     assert (declined.t, declined.by, declined.retry_at) == ("takeback_declined", "black",
                                                              T0 + 42_000 + 15_000)
     record = outcome.record
-    refusal = refused(record, AskTakeback("white"), ErrorCode.TAKEBACK_TOO_SOON, T0 + 50_000)
+    refusal = refused(record, ASK_WHITE, ErrorCode.TAKEBACK_TOO_SOON, T0 + 50_000)
     assert "7 seconds" in refusal.sentence
-    record = ok(record, AskTakeback("white"), T0 + 57_000)
-    outcome = run(record, DeclineTakeback("black"), T0 + 58_000)
+    record = ok(record, ASK_WHITE, T0 + 57_000)
+    outcome = run(record, Sent("black", m.DeclineTakeback()), T0 + 58_000)
     assert outcome.events[-1].message.retry_at == T0 + 58_000 + 30_000  # doubled
-    refused(outcome.record, AskTakeback("white"), ErrorCode.TAKEBACK_TOO_SOON, T0 + 87_999)
-    assert "takeback_offered" in tags(run(outcome.record, AskTakeback("white"), T0 + 88_000))
+    refused(outcome.record, ASK_WHITE, ErrorCode.TAKEBACK_TOO_SOON, T0 + 87_999)
+    assert "takeback_offered" in tags(run(outcome.record, ASK_WHITE, T0 + 88_000))
 
 
 def test_takeback_requests_that_make_no_sense_are_refused_and_change_nothing():
     fresh = make()
-    refused(fresh, AskTakeback("white"), ErrorCode.TAKEBACK_NOTHING)
-    refused(fresh, AskTakeback(None), ErrorCode.SEAT_SPECTATOR)
+    refused(fresh, ASK_WHITE, ErrorCode.TAKEBACK_NOTHING)
+    refused(fresh, Sent(None, m.AskTakeback()), ErrorCode.SEAT_SPECTATOR)
     record = four_plies(fresh)
-    refused(record, AcceptTakeback("black"), ErrorCode.TAKEBACK_NO_OFFER)
-    asked = ok(record, AskTakeback("white"))
-    refused(asked, AskTakeback("white"), ErrorCode.TAKEBACK_ALREADY_ASKED)
-    refused(asked, AskTakeback("black"), ErrorCode.TAKEBACK_PENDING)
-    refused(asked, AcceptTakeback("white"), ErrorCode.TAKEBACK_NO_OFFER)  # not one's own
-    over = ok(record, Resign("black"))
-    refused(over, AskTakeback("white"), ErrorCode.GAME_OVER)
+    refused(record, Sent("black", m.AcceptTakeback()), ErrorCode.TAKEBACK_NO_OFFER)
+    asked = ok(record, ASK_WHITE)
+    refused(asked, ASK_WHITE, ErrorCode.TAKEBACK_ALREADY_ASKED)
+    refused(asked, ASK_BLACK, ErrorCode.TAKEBACK_PENDING)
+    refused(asked, Sent("white", m.AcceptTakeback()), ErrorCode.TAKEBACK_NO_OFFER)  # not one's own
+    over = ok(record, Sent("black", m.Resign()))
+    refused(over, ASK_WHITE, ErrorCode.GAME_OVER)
 
 
 def test_a_move_instead_of_an_answer_lets_the_request_lapse():
     record = four_plies(make())  # black to move
-    asked = ok(record, AskTakeback("white"), T0 + 41_000)
+    asked = ok(record, ASK_WHITE, T0 + 41_000)
     record = play(asked, now=T0 + 43_000)
     assert record.takeback_offer is None and len(record.moves) == 5
-    lapsed = run(asked, PlayMove("black", tuple(first_legal(asked))), T0 + 43_000)
+    lapsed = run(asked, Sent("black", m.MakeMove(path=first_legal(asked))), T0 + 43_000)
     assert tags(lapsed)[:2] == ["takeback_lapsed", "moved"]
 
 
@@ -166,7 +159,7 @@ def test_the_computer_grants_a_takeback_at_once_and_it_takes_its_reply_too():
     record = play(record, now=T0 + 1_000)  # the computer (black) moves first
     record = play(record, now=T0 + 2_000)  # white
     record = play(record, now=T0 + 3_000)  # the computer replies
-    outcome = run(record, AskTakeback("white"), T0 + 4_000)
+    outcome = run(record, ASK_WHITE, T0 + 4_000)
     assert tags(outcome) == ["taken_back"] and outcome.events[0].message.plies == 2
     assert outcome.record.moves == record.moves[:1] and outcome.record.side_to_move == "white"
 
@@ -195,7 +188,7 @@ def test_each_side_has_its_own_first_move_deadline_and_then_none():
 
 def test_the_first_move_abort_is_sent_with_the_moves_and_the_state():
     record = make(first_move_ms=30_000)
-    outcome = run(record, PlayMove("black", tuple(first_legal(record))), T0 + 5_000)
+    outcome = run(record, Sent("black", m.MakeMove(path=first_legal(record))), T0 + 5_000)
     assert outcome.events[-1].message.abort_at == T0 + 35_000
 
 

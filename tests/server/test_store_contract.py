@@ -22,7 +22,7 @@ from redis_server import (
 
 from protocol import messages as m
 from server.core import room
-from server.core.commands import Abort, Chat, Join, PlayMove, Tick
+from server.core.commands import Join, Sent, Tick
 from server.core.history import HISTORY_KEPT
 from server.services.games import Games
 from server.store import MemoryStore
@@ -139,8 +139,9 @@ async def test_a_game_id_can_be_created_only_once(store):
 async def test_a_commit_against_an_old_version_changes_nothing(store):
     record = fresh_record()
     await store.create(record)
-    first = room.handle(record, Chat("white", "one"), T0)
-    second = room.handle(record, Chat("white", "two"), T0)  # raced from the same version
+    first = room.handle(record, Sent("white", m.SendChat(text="one")), T0)
+    # raced from the same version
+    second = room.handle(record, Sent("white", m.SendChat(text="two")), T0)
     assert await store.commit("g1", 0, first.record, first.events, None)
     assert not await store.commit("g1", 0, second.record, second.events, None)
     stored = await store.load("g1")
@@ -150,7 +151,7 @@ async def test_a_commit_against_an_old_version_changes_nothing(store):
 
 async def test_a_commit_to_an_unknown_game_is_refused(store):
     record = fresh_record("nope")
-    outcome = room.handle(record, Chat("white", "x"), T0)
+    outcome = room.handle(record, Sent("white", m.SendChat(text="x")), T0)
     assert not await store.commit("nope", 0, outcome.record, outcome.events, None)
     assert await store.load("nope") is None
 
@@ -159,7 +160,7 @@ async def test_concurrent_writers_apply_exactly_one_command_per_version(store):
     await store.create(fresh_record())
     games = Games(store)
     outcomes = await asyncio.gather(
-        *(games.run("g1", Chat("white", f"line {i}")) for i in range(20))
+        *(games.run("g1", Sent("white", m.SendChat(text=f"line {i}"))) for i in range(20))
     )
     applied = [f"line {i}" for i, o in enumerate(outcomes) if o.refusal is None]
     # A writer that keeps losing the race gives up with server/busy: never half-applied.
@@ -178,11 +179,11 @@ async def test_a_game_over_is_forgotten_after_its_keeping_time_and_a_live_one_is
     for game_id in ("over", "live"):
         await store.create(fresh_record(game_id))
     await store.add_spectators("over", 1)  # still watching as it ends
-    aborted = room.handle(await store.load("over"), Abort("white"), T0)
+    aborted = room.handle(await store.load("over"), Sent("white", m.Abort()), T0)
     assert await store.commit("over", 0, aborted.record, aborted.events, None)
     await store.add_spectators("over", -1)  # that one leaves ...
     await store.add_spectators("over", 1)  # ... another arrives, and its node dies: never leaves
-    chat = room.handle(await store.load("live"), Chat("white", "still here"), T0)
+    chat = room.handle(await store.load("live"), Sent("white", m.SendChat(text="still here")), T0)
     assert await store.commit("live", 0, chat.record, chat.events, None)
     assert (await store.load("over")).status == "aborted"  # kept for now
     await asyncio.sleep(0.6)
@@ -203,7 +204,7 @@ async def test_committed_events_are_published_and_logged_in_order(store):
     await store.subscribe("g1", lambda game_id, item: heard.append((game_id, item)))
     games = Games(store)
     for text in ("a", "b", "c"):
-        await games.run("g1", Chat("white", text))
+        await games.run("g1", Sent("white", m.SendChat(text=text)))
     await store.announce("g1", m.Spectators(n=2))
     await heard_until(heard, 4)
     assert [g for g, _ in heard] == ["g1"] * 4
@@ -220,7 +221,7 @@ async def test_the_log_keeps_the_last_200_events_and_then_asks_for_a_snapshot(st
     await store.create(fresh_record())
     games = Games(store)
     for i in range(230):
-        await games.run("g1", Chat("white", f"{i}"))
+        await games.run("g1", Sent("white", m.SendChat(text=f"{i}")))
     assert await store.events_since("g1", 0) is None
     assert await store.events_since("g1", 29) is None
     kept = await store.events_since("g1", 30)
@@ -237,10 +238,10 @@ async def test_unsubscribed_listeners_hear_nothing_more(store):
 
     await store.subscribe("g1", listener)
     games = Games(store)
-    await games.run("g1", Chat("white", "a"))
+    await games.run("g1", Sent("white", m.SendChat(text="a")))
     await heard_until(heard, 1)
     await store.unsubscribe("g1", listener)
-    await games.run("g1", Chat("white", "b"))
+    await games.run("g1", Sent("white", m.SendChat(text="b")))
     await asyncio.sleep(0.1)
     assert [i.v for i in heard] == [1]
 
@@ -251,7 +252,7 @@ async def test_two_listeners_on_one_game_each_hear_every_event(store):
     second: list = []
     await store.subscribe("g1", lambda g, i: first.append(i))
     await store.subscribe("g1", lambda g, i: second.append(i))
-    await Games(store).run("g1", Chat("white", "a"))
+    await Games(store).run("g1", Sent("white", m.SendChat(text="a")))
     await heard_until(first, 1)
     await heard_until(second, 1)
     assert first == second
@@ -264,7 +265,7 @@ async def test_a_deadline_is_due_once_and_is_replaced_by_the_next_commit(store):
     record = fresh_record()
     await store.create(record, deadline=T0 + 10)
     assert await store.due(T0 + 9) == []
-    outcome = room.handle(record, Chat("white", "x"), T0)
+    outcome = room.handle(record, Sent("white", m.SendChat(text="x")), T0)
     await store.commit("g1", 0, outcome.record, outcome.events, T0 + 20)
     assert await store.due(T0 + 15) == []
     assert await store.due(T0 + 20) == ["g1"]
@@ -274,7 +275,7 @@ async def test_a_deadline_is_due_once_and_is_replaced_by_the_next_commit(store):
 async def test_a_commit_without_deadline_clears_it(store):
     record = fresh_record()
     await store.create(record, deadline=T0 + 10)
-    outcome = room.handle(record, Chat("white", "x"), T0)
+    outcome = room.handle(record, Sent("white", m.SendChat(text="x")), T0)
     await store.commit("g1", 0, outcome.record, outcome.events, None)
     assert await store.due(T0 + 10_000) == []
 
@@ -362,7 +363,10 @@ async def test_a_flag_falls_once_with_several_nodes_ticking(redis_url):
         # Both sides move once, so that the first mover's clock runs; 200 ms are left on it.
         for node in (0, 1):
             before = await stores[node].load("g1")
-            move = PlayMove(before.side_to_move, notation=_first_legal(before), v=before.version)
+            move = Sent(
+                before.side_to_move,
+                m.MakeMove(notation=_first_legal(before), v=before.version),
+            )
             assert (await games[node].run("g1", move)).refusal is None
         stored = await stores[0].load("g1")
         stored.remaining_ms[stored.side_to_move] = 200
@@ -410,17 +414,19 @@ async def test_a_node_that_missed_another_nodes_write_still_applies_commands_onc
         await games_a.run("g1", Join(token="b" * 22, invite="i" * 22))
         first = await a.load("g1")
         mover, other = first.side_to_move, "white" if first.side_to_move == "black" else "black"
-        assert (await games_a.run("g1", PlayMove(mover, notation=_first_legal(first)))).acked
+        move = Sent(mover, m.MakeMove(notation=_first_legal(first)))
+        assert (await games_a.run("g1", move)).acked
         assert a.cached("g1") is not None
         await a._subscriber.close()  # A hears nothing more
         second = await b.load("g1")
-        assert (await games_b.run("g1", PlayMove(other, notation=_first_legal(second)))).acked
+        move = Sent(other, m.MakeMove(notation=_first_legal(second)))
+        assert (await games_b.run("g1", move)).acked
         assert a.cached("g1").side_to_move == other  # stale: it is the first mover's turn
         third = await b.load("g1")
-        moved = await games_a.run("g1", PlayMove(mover, notation=_first_legal(third)))
+        moved = await games_a.run("g1", Sent(mover, m.MakeMove(notation=_first_legal(third))))
         assert moved.refusal is None and moved.acked
-        assert (await games_b.run("g1", Chat(other, "from b"))).acked
-        assert (await games_a.run("g1", Chat(mover, "from a"))).acked
+        assert (await games_b.run("g1", Sent(other, m.SendChat(text="from b")))).acked
+        assert (await games_a.run("g1", Sent(mover, m.SendChat(text="from a")))).acked
         stored = await a.load("g1")
         assert len(stored.moves) == 3
         assert [line["text"] for line in stored.chat] == ["from b", "from a"]
@@ -440,8 +446,8 @@ async def test_a_nodes_own_events_come_back_as_committed_and_others_decoded(redi
         await a.subscribe("g1", lambda g, i: heard.append(i))
         await b.subscribe("g1", lambda g, i: None)
         await Games(a).create(fresh_record())
-        mine = await Games(a).run("g1", Chat("white", "from a"))
-        theirs = await Games(b).run("g1", Chat("white", "from b"))
+        mine = await Games(a).run("g1", Sent("white", m.SendChat(text="from a")))
+        theirs = await Games(b).run("g1", Sent("white", m.SendChat(text="from b")))
         await heard_until(heard, 2)
         assert heard[0] is mine.events[0]
         assert heard[1] is not theirs.events[0] and heard[1] == theirs.events[0]
@@ -464,13 +470,13 @@ async def test_killed_pubsub_connections_come_back_and_listeners_resync(redis, r
     heard: list = []
     await redis_store.subscribe("g1", lambda g, i: heard.append(i))
     games = Games(redis_store)
-    await games.run("g1", Chat("white", "before"))
+    await games.run("g1", Sent("white", m.SendChat(text="before")))
     await heard_until(heard, 1)
     # On a cluster the subscriber is on one of the masters: kill it wherever it is.
     assert sum(each.client_kill_filter(_type="pubsub") for each in redis.clients()) == 1
     await heard_until(heard, 2)
     assert heard[1] is RESYNC
-    await games.run("g1", Chat("white", "after"))  # the channel works again
+    await games.run("g1", Sent("white", m.SendChat(text="after")))  # the channel works again
     await heard_until(heard, 3)
     assert heard[2].v == 2
 
@@ -493,10 +499,10 @@ async def test_a_restarted_redis_is_found_again_without_a_new_store():
         heard: list = []
         await store.subscribe("g1", lambda g, i: heard.append(i))
         games = Games(store)
-        await games.run("g1", Chat("white", "a"))
+        await games.run("g1", Sent("white", m.SendChat(text="a")))
         server.stop()
         with pytest.raises(StoreUnavailable):
-            await games.run("g1", Chat("white", "lost"))
+            await games.run("g1", Sent("white", m.SendChat(text="lost")))
         assert isinstance(await store.now(), int)  # the clock carries on from its sample
         server.start()
         for _ in range(100):  # the subscriber comes back by itself
@@ -504,7 +510,7 @@ async def test_a_restarted_redis_is_found_again_without_a_new_store():
                 break
             await asyncio.sleep(0.05)
         assert RESYNC in heard
-        await games.run("g1", Chat("white", "b"))
+        await games.run("g1", Sent("white", m.SendChat(text="b")))
         assert [e.message.text for e in await store.events_since("g1", 0)] == ["a", "b"]
         await heard_until(heard, 3)
         assert heard[-1].v == 2
@@ -561,7 +567,7 @@ async def test_the_subscriber_falls_back_to_another_cluster_node(redis_cluster):
         await store.create(fresh_record())
         heard: list = []
         await store.subscribe("g1", lambda g, i: heard.append(i))
-        await Games(store).run("g1", Chat("white", "hello"))
+        await Games(store).run("g1", Sent("white", m.SendChat(text="hello")))
         await heard_until(heard, 1)
         assert heard[0].v == 1
     finally:
@@ -619,7 +625,7 @@ async def test_a_history_outlives_its_games_records(forgetful_store):
     record = fresh_record()
     await store.create(record)
     await store.remember_game("ada-public-id-0001", history_entry("g1", T0))
-    over = room.handle(record, Abort("white"), T0)
+    over = room.handle(record, Sent("white", m.Abort()), T0)
     assert await store.commit("g1", 0, over.record, over.events, None)
     for _ in range(200):
         await store.due(await store.now())  # the memory store forgets as it ticks
