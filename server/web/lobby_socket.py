@@ -1,6 +1,6 @@
-"""The lobby socket: the listing at once, then every change the node's ``LobbyFeed``
-sees; answers pings. Built from the game socket's pieces: ``handshake``, ``budget``
-(as a spectator's), ``outbox``."""
+"""The lobby socket: after the client's ``hello``, the listing, then every change the
+node's ``LobbyFeed`` sees; answers pings. Built from the game socket's pieces:
+``handshake``, ``budget`` (as a spectator's), ``outbox``."""
 
 from __future__ import annotations
 
@@ -18,10 +18,18 @@ from server.web.outbox import GONE, Outbox
 
 
 async def serve(feed: LobbyFeed, websocket: WebSocket, state: Any) -> None:
-    """One lobby socket: the listing now, then each change; answers pings."""
+    """One lobby socket: a ``hello`` first, as on a game socket (else ``msg/hello_first``
+    and close 4001); then the listing, and each change; answers pings."""
     outbox = Outbox(websocket, state.settings, state.watchdog, "lobby")
     budget = Budget(SocketLimits(state.settings, seated=False), outbox)
     if not await handshake.accept(websocket):
+        return
+    try:
+        said = await handshake.hello(websocket, outbox, state.settings.hello_timeout_s)
+    except GONE:
+        said = None
+    if said is None:
+        outbox.release()
         return
     outbox.start()
     outbox.deliver(feed.latest or await listing(feed.store))
@@ -43,7 +51,10 @@ async def serve(feed: LobbyFeed, websocket: WebSocket, state: Any) -> None:
                 continue
             if isinstance(message, m.Ping):
                 outbox.send(m.Pong(n=message.n, now=await feed.store.now()))
-            elif not isinstance(message, m.Hello):
+            elif isinstance(message, m.Hello):
+                twice = m.sentence(ErrorCode.MSG_HELLO_TWICE)
+                outbox.send(m.Error(code=ErrorCode.MSG_HELLO_TWICE, message=twice))
+            else:
                 what = f"'{message.t}' on the lobby socket (it takes hello and ping)"
                 unknown = m.sentence(ErrorCode.MSG_UNKNOWN_TYPE, type=what)
                 budget.strike(ErrorCode.MSG_UNKNOWN_TYPE, unknown, ack)

@@ -207,6 +207,7 @@ async def test_a_configured_origin_allowlist_is_used_for_the_lobby_too(serve):
         await connect(f"{running.ws_url}/ws/lobby", origin=running.url)
     assert refused.value.response.status_code == 403
     async with connect(f"{running.ws_url}/ws/lobby", origin="https://play.example") as ws:
+        await ws.send(m.encode(m.Hello()))
         assert m.decode_server(await ws.recv()).t == "lobby"
 
 

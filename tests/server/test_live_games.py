@@ -420,6 +420,7 @@ async def test_the_lobby_socket_lists_open_games(live):
     from websockets.asyncio.client import connect
 
     async with connect(f"{live.ws_url}/ws/lobby") as ws:
+        await ws.send(m.encode(m.Hello()))  # as on a game socket
         first = m.decode_server(await ws.recv())
         assert first.t == "lobby"
         created = await live.kondavo.create(opponent="open", name="Ada")
@@ -442,6 +443,7 @@ async def test_the_lobby_drops_an_open_game_while_its_creator_is_away(live):
 
     created = await live.kondavo.create(opponent="open", name="Ada")
     async with connect(f"{live.ws_url}/ws/lobby") as ws:
+        await ws.send(m.encode(m.Hello()))
         await until_listed(ws, created.game, True)
         async with live.kondavo.connect(created):
             pass  # the creator's tab opens and closes
