@@ -147,7 +147,8 @@ def public(record: GameRecord, spectators: int, now: int) -> dict[str, Any]:
         "opponent": record.opponent,
         "level": record.level,
         "rated": record.rated,
-        "start_fen": record.start_fen,
+        # The start position's FEN, as ``state`` gives it (never null: issue 31 point 6).
+        "start_fen": replay.replay(record.variant, record.start_fen, record.moves).start_fen,
         "fen": record.fen,
         "side_to_move": record.side_to_move,
         "moves": list(record.moves),

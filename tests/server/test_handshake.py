@@ -44,3 +44,11 @@ async def test_a_chat_without_text_is_a_missing_field_with_its_ack(k: Kondavo):
         await w.send_raw(msgpack.packb({"t": "chat", "ack": 12}))
         refusal = await w.next(lambda x: x.t == "error")
         assert (refusal.code, refusal.ack) == ("msg/missing_field", 12)
+
+
+async def test_the_http_view_and_the_state_give_the_same_start_fen(k: Kondavo):
+    white = await k.create(variant="russian")
+    async with k.connect(white) as w:
+        state = next(x for x in w.received if isinstance(x, m.State))
+    stored = await k.game(white.game)
+    assert stored["start_fen"] == state.start_fen and stored["start_fen"].startswith("W:")
