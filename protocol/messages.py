@@ -1022,7 +1022,7 @@ def decode_client(frame: Any, max_bytes: int | None = MAX_FRAME_BYTES) -> Client
     ``ack`` is the frame's own ``ack`` when it had a valid one (the answer echoes it)."""
     body = _unpack(frame, max_bytes)
     try:
-        return from_dict(body, CLIENT_MESSAGES)  # type: ignore[return-value]
+        return from_dict(body, CLIENT_MESSAGES)
     except ProtocolError as exc:
         exc.ack = _ack_of(body)
         raise

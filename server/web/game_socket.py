@@ -199,7 +199,7 @@ class GameSocket:
             send(m.Error(code=refusal.code, message=refusal.sentence, ack=message.ack))
             if refusal.resync and not isinstance(outcome, NotFound):
                 self.stream.deliver(Snapshot())
-        elif message.ack is not None:
+        elif message.ack is not None and not isinstance(outcome, NotFound):
             # A resend of a command applied before: its first ack's version again.
             v = outcome.acked_v if outcome.acked_v is not None else outcome.record.version
             send(m.Ack(ack=message.ack, v=v))
