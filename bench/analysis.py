@@ -39,8 +39,7 @@ def self_played(plies: int) -> list[str]:
     for seed in range(100):
         game = Game(rules)
         while not game.is_over and len(game.moves) < plies:
-            game.play(choose_move(game.position, 3, seed=seed + len(game.moves),
-                                  time_limit=0.05))
+            game.play(choose_move(game.position, 3, seed=seed + len(game.moves), time_limit=0.05))
         if len(game.moves) >= plies:
             return list(game.notation)
     raise RuntimeError(f"no self-played game lasted {plies} plies")
@@ -48,8 +47,12 @@ def self_played(plies: int) -> list[str]:
 
 def analyse(url: str, moves: list[str]) -> dict:
     body = json.dumps({"variant": "international", "moves": moves}).encode()
-    request = urllib.request.Request(f"{url}/api/analysis", data=body, method="POST",
-                                     headers={"content-type": "application/json"})
+    request = urllib.request.Request(
+        f"{url}/api/analysis",
+        data=body,
+        method="POST",
+        headers={"content-type": "application/json"},
+    )
     started = time.perf_counter()
     first = None
     with urllib.request.urlopen(request, timeout=600) as answer:
@@ -61,21 +64,27 @@ def analyse(url: str, moves: list[str]) -> dict:
     done = lines[-1]
     assert done["t"] == "done", done
     depths = [line["depth"] for line in lines if line["t"] == "position"]
-    return {"seconds": round(time.perf_counter() - started, 1),
-            "positions": len(depths),
-            "mean_depth": round(sum(depths) / len(depths), 1),
-            "first_line_s": round(first or 0.0, 2),
-            "judged": {k: sum(s[k] for s in done["summary"].values())
-                       for k in ("inaccuracy", "mistake", "blunder")}}
+    return {
+        "seconds": round(time.perf_counter() - started, 1),
+        "positions": len(depths),
+        "mean_depth": round(sum(depths) / len(depths), 1),
+        "first_line_s": round(first or 0.0, 2),
+        "judged": {
+            k: sum(s[k] for s in done["summary"].values())
+            for k in ("inaccuracy", "mistake", "blunder")
+        },
+    }
 
 
 def paced(url: str, games: int, seconds: float) -> dict:
     half = [games // 2, games - games // 2]
     runs = loadgen.in_processes("play", [([url], n, 1, seconds, 2.0, 5.0) for n in half if n])
     run = loadgen.merged(runs)
-    return {"moves_per_s": round(run["moves"] / run["elapsed"], 1),
-            "relay_p50_ms": round(loadgen.quantile(run["latencies"], 0.5) * 1000, 2),
-            "relay_p99_ms": round(loadgen.quantile(run["latencies"], 0.99) * 1000, 2)}
+    return {
+        "moves_per_s": round(run["moves"] / run["elapsed"], 1),
+        "relay_p50_ms": round(loadgen.quantile(run["latencies"], 0.5) * 1000, 2),
+        "relay_p99_ms": round(loadgen.quantile(run["latencies"], 0.99) * 1000, 2),
+    }
 
 
 def main() -> int:
@@ -89,22 +98,30 @@ def main() -> int:
     server = loadgen.start_kondavo()
     try:
         alone = analyse(server.url, moves)
-        print(f"analysis alone: {alone['seconds']} s for {alone['positions']} positions "
-              f"(mean depth {alone['mean_depth']}, first line after "
-              f"{alone['first_line_s']} s); judged {alone['judged']}", flush=True)
+        print(
+            f"analysis alone: {alone['seconds']} s for {alone['positions']} positions "
+            f"(mean depth {alone['mean_depth']}, first line after "
+            f"{alone['first_line_s']} s); judged {alone['judged']}",
+            flush=True,
+        )
         window = max(30.0, alone["seconds"])
         without = paced(server.url, args.games, window)
-        print(f"{args.games} paced games, no analysis: relay p50 {without['relay_p50_ms']} ms, "
-              f"p99 {without['relay_p99_ms']} ms, {without['moves_per_s']} moves/s", flush=True)
+        print(
+            f"{args.games} paced games, no analysis: relay p50 {without['relay_p50_ms']} ms, "
+            f"p99 {without['relay_p99_ms']} ms, {without['moves_per_s']} moves/s",
+            flush=True,
+        )
         beside: dict = {}
         thread = threading.Thread(target=lambda: beside.update(analyse(server.url, moves)))
         thread.start()
         with_analysis = paced(server.url, args.games, window)
         thread.join()
-        print(f"{args.games} paced games, an analysis beside them: relay p50 "
-              f"{with_analysis['relay_p50_ms']} ms, p99 {with_analysis['relay_p99_ms']} ms, "
-              f"{with_analysis['moves_per_s']} moves/s; the analysis took {beside['seconds']} s",
-              flush=True)
+        print(
+            f"{args.games} paced games, an analysis beside them: relay p50 "
+            f"{with_analysis['relay_p50_ms']} ms, p99 {with_analysis['relay_p99_ms']} ms, "
+            f"{with_analysis['moves_per_s']} moves/s; the analysis took {beside['seconds']} s",
+            flush=True,
+        )
     finally:
         server.stop()
     result = {

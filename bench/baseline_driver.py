@@ -52,11 +52,14 @@ def main() -> None:
                 answer = {"ok": True}
             elif cmd == "go":
                 params = dataclasses.replace(
-                    get_level(MAX_LEVEL).params(int(req["seed"]), float(req["time"])),
-                    min_depth=0)
+                    get_level(MAX_LEVEL).params(int(req["seed"]), float(req["time"])), min_depth=0
+                )
                 result = searcher.search(game.position, game_history(game), params)
-                answer = {"move": str(result.move), "depth": result.depth,
-                          "seconds": result.seconds}
+                answer = {
+                    "move": str(result.move),
+                    "depth": result.depth,
+                    "seconds": result.seconds,
+                }
             else:
                 answer = {"error": f"unknown command {cmd!r}"}
         except Exception as exc:  # the bench reports it; the driver keeps going

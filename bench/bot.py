@@ -43,19 +43,24 @@ def speed(variant: str, seconds: float) -> None:
         params = get_level(8).params(seed=1, time_limit=seconds)
         # Let the search use the whole budget: no early stop before the next iteration.
         result = Searcher(rules, params).search(pos)
-        print(f"{variant:14s} {label:10s} depth {result.depth:2d}  {result.nodes:8d} nodes  "
-              f"{result.nodes_per_second:8.0f} nodes/s  {result.seconds:5.2f} s  "
-              f"best {result.move}  score {result.score:+d}", flush=True)
+        print(
+            f"{variant:14s} {label:10s} depth {result.depth:2d}  {result.nodes:8d} nodes  "
+            f"{result.nodes_per_second:8.0f} nodes/s  {result.seconds:5.2f} s  "
+            f"best {result.move}  score {result.score:+d}",
+            flush=True,
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--variants", default=",".join(VARIANTS),
-                    help="comma-separated rule sets (default: all)")
+    ap.add_argument(
+        "--variants", default=",".join(VARIANTS), help="comma-separated rule sets (default: all)"
+    )
     ap.add_argument("--seconds", type=float, default=1.0, help="search time for the speed test")
     ap.add_argument("--levels", default="2,5,8", help="k for the level k vs k-1 matches")
-    ap.add_argument("--ladder-variants", default="english,russian",
-                    help="rule sets for the matches")
+    ap.add_argument(
+        "--ladder-variants", default="english,russian", help="rule sets for the matches"
+    )
     ap.add_argument("--games", type=int, default=6, help="games per match")
     ap.add_argument("--time", type=float, default=0.3, help="cap on seconds per move in matches")
     ap.add_argument("--jobs", type=int, default=2, help="games in parallel")
@@ -69,10 +74,11 @@ def main(argv: list[str] | None = None) -> int:
     for v in args.ladder_variants.split(","):
         for k in (int(x) for x in args.levels.split(",")):
             t0 = time.perf_counter()
-            score = run_match(v.strip(), k, k - 1, args.games, args.time, seed=k,
-                              jobs=args.jobs)
-            print(f"{v:14s} level {k} vs {k - 1}: {score}  [{time.perf_counter() - t0:.0f} s]",
-                  flush=True)
+            score = run_match(v.strip(), k, k - 1, args.games, args.time, seed=k, jobs=args.jobs)
+            print(
+                f"{v:14s} level {k} vs {k - 1}: {score}  [{time.perf_counter() - t0:.0f} s]",
+                flush=True,
+            )
     return 0
 
 

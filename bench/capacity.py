@@ -108,14 +108,18 @@ class Workload:
     def run(self, urls: list[str]) -> dict:
         if self.pace:  # two client processes, as bench/load.py's paced run
             halves = [self.games // 2, self.games - self.games // 2]
-            return loadgen.merged(loadgen.in_processes(
-                "play", [(urls, n, 1, self.seconds, self.pace, 5.0) for n in halves]))
+            return loadgen.merged(
+                loadgen.in_processes(
+                    "play", [(urls, n, 1, self.seconds, self.pace, 5.0) for n in halves]
+                )
+            )
         (run,) = loadgen.in_processes("play", [(urls, self.games, 1, self.seconds)])
         return run
 
 
-def measure(label: str, nodes: list[loadgen.Server], stores: list[Proc],
-            workload: Workload) -> dict:
+def measure(
+    label: str, nodes: list[loadgen.Server], stores: list[Proc], workload: Workload
+) -> dict:
     """One workload against running nodes: CPU ms per relayed move of every process."""
     procs = [Proc(f"node {i + 1}", n.process.pid) for i, n in enumerate(nodes)] + stores
     samplers = [loadgen.CpuSampler([p]) for p in procs]
@@ -127,36 +131,48 @@ def measure(label: str, nodes: list[loadgen.Server], stores: list[Proc],
         for sampler in [*samplers, machine]:
             sampler.stop()
     moves_per_s = run["moves"] / run["elapsed"]
-    per_move = {p.name: s.share(run["window"]) / moves_per_s * 1000
-                for p, s in zip(procs, samplers, strict=True)}
+    per_move = {
+        p.name: s.share(run["window"]) / moves_per_s * 1000
+        for p, s in zip(procs, samplers, strict=True)
+    }
     nodes_ms = sum(v for k, v in per_move.items() if k.startswith("node"))
     store_ms = sum(v for k, v in per_move.items() if not k.startswith("node"))
     client_ms = run["client_cpu"] / moves_per_s * 1000
     machine_cores = machine.share(run["window"])
     ours = sum(s.share(run["window"]) for s in samplers) + run["client_cpu"]
     result = {
-        "label": label, "workload": workload.name, "moves_per_s": moves_per_s,
-        "per_move": per_move, "nodes_ms": nodes_ms, "store_ms": store_ms,
+        "label": label,
+        "workload": workload.name,
+        "moves_per_s": moves_per_s,
+        "per_move": per_move,
+        "nodes_ms": nodes_ms,
+        "store_ms": store_ms,
         "client_ms": client_ms,
         "node_busy": [s.share(run["window"]) for s in samplers[: len(nodes)]],
         "relay_p99_ms": loadgen.quantile(run["latencies"], 0.99) * 1000,
         "rss_growth_kib_per_game": (sum(n.rss_bytes() for n in nodes) - rss_before)
-        / 1024 / workload.games,
-        "machine_cores": machine_cores, "others_cores": max(0.0, machine_cores - ours),
+        / 1024
+        / workload.games,
+        "machine_cores": machine_cores,
+        "others_cores": max(0.0, machine_cores - ours),
     }
     parts = ", ".join(f"{k} {v:.3f}" for k, v in per_move.items())
-    print(f"{label} | {workload.describe()}: {moves_per_s:.0f} moves/s, relay p99 "
-          f"{result['relay_p99_ms']:.1f} ms\n"
-          f"    CPU ms per move: {parts}; nodes {nodes_ms:.3f}"
-          + (f", store {store_ms:.3f}" if stores else "")
-          + f", load generator {client_ms:.3f}\n"
-          f"    machine busy {machine_cores:.2f} of {os.cpu_count()} cores, "
-          f"{result['others_cores']:.2f} of them other work", flush=True)
+    print(
+        f"{label} | {workload.describe()}: {moves_per_s:.0f} moves/s, relay p99 "
+        f"{result['relay_p99_ms']:.1f} ms\n"
+        f"    CPU ms per move: {parts}; nodes {nodes_ms:.3f}"
+        + (f", store {store_ms:.3f}" if stores else "")
+        + f", load generator {client_ms:.3f}\n"
+        f"    machine busy {machine_cores:.2f} of {os.cpu_count()} cores, "
+        f"{result['others_cores']:.2f} of them other work",
+        flush=True,
+    )
     return result
 
 
-def measure_idle(label: str, nodes: list[loadgen.Server], stores: list[Proc],
-                 seconds: float) -> dict[str, float]:
+def measure_idle(
+    label: str, nodes: list[loadgen.Server], stores: list[Proc], seconds: float
+) -> dict[str, float]:
     """Each process's CPU share with no game at all: what it costs before any move (the
     timekeeper's and the lobby's rounds, and on Redis their calls)."""
     procs = [Proc(f"node {i + 1}", n.process.pid) for i, n in enumerate(nodes)] + stores
@@ -166,8 +182,11 @@ def measure_idle(label: str, nodes: list[loadgen.Server], stores: list[Proc],
     for sampler in samplers:
         sampler.stop()
     idle = {p.name: s.share(window) for p, s in zip(procs, samplers, strict=True)}
-    print(f"{label} | idle, no games: " + ", ".join(f"{k} {v:.1%} of a core"
-                                                   for k, v in idle.items()), flush=True)
+    print(
+        f"{label} | idle, no games: "
+        + ", ".join(f"{k} {v:.1%} of a core" for k, v in idle.items()),
+        flush=True,
+    )
     return idle
 
 
@@ -175,9 +194,16 @@ def median_of(results: list[dict], key: str) -> float:
     return statistics.median(r[key] for r in results)
 
 
-def run_config(label: str, redis_url: str | None, count: int, stores: list[Proc],
-               workloads: list[Workload], rounds: int, pinned: bool,
-               idle_s: float) -> dict[str, dict]:
+def run_config(
+    label: str,
+    redis_url: str | None,
+    count: int,
+    stores: list[Proc],
+    workloads: list[Workload],
+    rounds: int,
+    pinned: bool,
+    idle_s: float,
+) -> dict[str, dict]:
     """Start ``count`` nodes, measure them idle, run every workload ``rounds`` times; per
     workload, the medians of its rounds (and the rounds)."""
     nodes = [loadgen.start_kondavo(redis_url) for _ in range(count)]
@@ -188,8 +214,10 @@ def run_config(label: str, redis_url: str | None, count: int, stores: list[Proc]
         time.sleep(1.0)  # started: its imports and first rounds are not idling
         out: dict[str, dict] = {"idle": measure_idle(label, nodes, stores, idle_s)}
         for workload in workloads:
-            runs = [measure(label + (f", round {n + 1}" if rounds > 1 else ""), nodes,
-                            stores, workload) for n in range(rounds)]
+            runs = [
+                measure(label + (f", round {n + 1}" if rounds > 1 else ""), nodes, stores, workload)
+                for n in range(rounds)
+            ]
             out[workload.name] = {
                 "nodes_ms": median_of(runs, "nodes_ms"),
                 "store_ms": median_of(runs, "store_ms"),
@@ -219,8 +247,9 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=100, help="saturated games")
     parser.add_argument("--seconds", type=float, help="measured window per run")
     parser.add_argument("--rounds", type=int, help="runs per workload (median taken)")
-    parser.add_argument("--pin", action="store_true",
-                        help="nodes on CPU 0; Redis and the load generator on CPU 1")
+    parser.add_argument(
+        "--pin", action="store_true", help="nodes on CPU 0; Redis and the load generator on CPU 1"
+    )
     args = parser.parse_args()
     quick = args.quick
     # --quick keeps bench/load.py's move rate (1,000 moves/s) with half its sockets.
@@ -233,20 +262,27 @@ def main() -> int:
     if pinned:
         pin(os.getpid(), OTHER_CPU)  # this process is the load generator; its children too
     loadgen.raise_open_files()
-    workloads = [Workload("paced", paced_games, pace, seconds),
-                 Workload("saturated", args.games, 0.0, seconds * 0.6)]
+    workloads = [
+        Workload("paced", paced_games, pace, seconds),
+        Workload("saturated", args.games, 0.0, seconds * 0.6),
+    ]
     began, load_before = time.monotonic(), os.getloadavg()
-    pinning = ("pinned: nodes on CPU 0, Redis and the load generator on CPU 1" if pinned
-               else "not pinned")
-    print(f"cores {os.cpu_count()}, {'quick' if quick else 'full'} run, {rounds} round(s) per "
-          f"workload, {pinning}; load average {load_before[0]:.2f} before", flush=True)
+    pinning = (
+        "pinned: nodes on CPU 0, Redis and the load generator on CPU 1" if pinned else "not pinned"
+    )
+    print(
+        f"cores {os.cpu_count()}, {'quick' if quick else 'full'} run, {rounds} round(s) per "
+        f"workload, {pinning}; load average {load_before[0]:.2f} before",
+        flush=True,
+    )
     if not (shutil.which("redis-server") or Path("/usr/bin/redis-server").exists()):
         print("redis-server is not installed: nothing to measure")
         return 1
 
     results: dict[str, dict[str, dict]] = {}
-    results["memory"] = run_config("memory store, 1 node", None, 1, [], workloads, rounds,
-                                   pinned, idle_s)
+    results["memory"] = run_config(
+        "memory store, 1 node", None, 1, [], workloads, rounds, pinned, idle_s
+    )
     redis = Redis()
     try:
         if pinned:
@@ -255,8 +291,15 @@ def main() -> int:
         for count in (1, 2):
             redis.flush()
             results[f"redis{count}"] = run_config(
-                f"redis, {count} node{'s' if count > 1 else ''}", redis.url, count, stores,
-                workloads, rounds, pinned, idle_s)
+                f"redis, {count} node{'s' if count > 1 else ''}",
+                redis.url,
+                count,
+                stores,
+                workloads,
+                rounds,
+                pinned,
+                idle_s,
+            )
     finally:
         redis.stop()
 
@@ -268,8 +311,16 @@ def main() -> int:
             for process in cluster.processes:
                 pin(process.pid, OTHER_CPU)
         masters = [Proc(f"master {i + 1}", p.pid) for i, p in enumerate(cluster.processes)]
-        results["cluster"] = run_config("redis cluster (3 masters), 2 nodes", cluster.url, 2,
-                                        masters, workloads, rounds, pinned, idle_s)
+        results["cluster"] = run_config(
+            "redis cluster (3 masters), 2 nodes",
+            cluster.url,
+            2,
+            masters,
+            workloads,
+            rounds,
+            pinned,
+            idle_s,
+        )
         keys = [client.dbsize() for client in cluster.clients()]
     finally:
         cluster.cleanup()
@@ -291,57 +342,85 @@ def main() -> int:
 
     print()
     print(f"CPU ms per relayed move (= CPU s per 1,000 moves), medians of {rounds} round(s):")
-    print(f"  {'configuration':<36} {'workload':<10} {'moves/s':>8} {'nodes':>7} "
-          f"{'redis':>7} {'loadgen':>8}")
-    names = {"memory": "memory store, 1 node", "redis1": "redis, 1 node",
-             "redis2": "redis, 2 nodes", "cluster": "cluster (3 masters), 2 nodes"}
+    print(
+        f"  {'configuration':<36} {'workload':<10} {'moves/s':>8} {'nodes':>7} "
+        f"{'redis':>7} {'loadgen':>8}"
+    )
+    names = {
+        "memory": "memory store, 1 node",
+        "redis1": "redis, 1 node",
+        "redis2": "redis, 2 nodes",
+        "cluster": "cluster (3 masters), 2 nodes",
+    }
     for name, label in names.items():
         for workload in ("paced", "saturated"):
             r = results[name][workload]
             store = f"{r['store_ms']:.3f}" if name != "memory" else "-"
-            print(f"  {label:<36} {workload:<10} {r['moves_per_s']:>8.0f} "
-                  f"{r['nodes_ms']:>7.3f} {store:>7} {r['client_ms']:>8.3f}")
-    print(f"  cluster keys per master: {' / '.join(map(str, keys))} "
-          f"(spread {cluster_spread:.1%} from even)")
-    print(f"  saturated: two nodes' CPU per move "
-          f"{s['redis2']['nodes_ms'] / s['redis1']['nodes_ms']:.2f}x one node's; one Redis "
-          f"core carries {s['redis2']['nodes_ms'] / s['redis2']['store_ms']:.1f} node cores")
+            print(
+                f"  {label:<36} {workload:<10} {r['moves_per_s']:>8.0f} "
+                f"{r['nodes_ms']:>7.3f} {store:>7} {r['client_ms']:>8.3f}"
+            )
+    print(
+        f"  cluster keys per master: {' / '.join(map(str, keys))} "
+        f"(spread {cluster_spread:.1%} from even)"
+    )
+    print(
+        f"  saturated: two nodes' CPU per move "
+        f"{s['redis2']['nodes_ms'] / s['redis1']['nodes_ms']:.2f}x one node's; one Redis "
+        f"core carries {s['redis2']['nodes_ms'] / s['redis2']['store_ms']:.1f} node cores"
+    )
     print()
     print(f"Capacity model (paced figures; a node or a Redis core planned at {BUSY:.0%} CPU):")
     print(f"  one node (one process, one core), nodes sharing Redis: {node_moves:,.0f} moves/s")
     print(f"  one node on the memory store (no Redis):               {memory_moves:,.0f} moves/s")
     print(f"  one Redis core:                                         {redis_moves:,.0f} moves/s")
     print(f"  hence one Redis core serves {cores_per_redis:.1f} node cores")
-    print(f"  Redis Cluster: {cluster_ms:.3f} ms per move over its 3 masters "
-          f"({cluster_ms / redis_ms:.2f}x one Redis: every PUBLISH crosses the cluster bus)")
+    print(
+        f"  Redis Cluster: {cluster_ms:.3f} ms per move over its 3 masters "
+        f"({cluster_ms / redis_ms:.2f}x one Redis: every PUBLISH crosses the cluster bus)"
+    )
     for every in (5, 10):
-        print(f"  at a move every {every} s per game: {node_moves * every:,.0f} games per node, "
-              f"{redis_moves * every:,.0f} games per Redis core")
+        print(
+            f"  at a move every {every} s per game: {node_moves * every:,.0f} games per node, "
+            f"{redis_moves * every:,.0f} games per Redis core"
+        )
     for games in (10_000, 100_000):
         rate = games / 5
-        print(f"  {games:,} games at a move every 5 s ({rate:,.0f} moves/s): "
-              f"{math.ceil(rate / node_moves)} nodes, {math.ceil(rate / redis_moves)} Redis "
-              f"core(s)")
+        print(
+            f"  {games:,} games at a move every 5 s ({rate:,.0f} moves/s): "
+            f"{math.ceil(rate / node_moves)} nodes, {math.ceil(rate / redis_moves)} Redis "
+            f"core(s)"
+        )
     idle = results["redis2"]["idle"]
-    print(f"  idle, no games (in the per-move figures above at the paced rate): nodes "
-          f"{idle['node 1']:.1%} and {idle['node 2']:.1%} of a core, Redis {idle['redis']:.1%}")
+    print(
+        f"  idle, no games (in the per-move figures above at the paced rate): nodes "
+        f"{idle['node 1']:.1%} and {idle['node 2']:.1%} of a core, Redis {idle['redis']:.1%}"
+    )
     rss = p["redis2"]["rss_kib_per_game"]
-    print(f"  memory: a node grew by about {rss:.0f} KiB per paced game (3 sockets) "
-          f"in its first run")
+    print(
+        f"  memory: a node grew by about {rss:.0f} KiB per paced game (3 sockets) in its first run"
+    )
     print()
     load_after = os.getloadavg()
-    print(f"two nodes' total CPU per move {share_cost:.2f}x one node's (target <= 1.15); one "
-          f"Redis core carries {cores_per_redis:.1f} node cores (target >= 4); cluster keys "
-          f"{cluster_spread:.1%} from even (target <= 20%); load average {load_before[0]:.2f} "
-          f"before, {load_after[0]:.2f} after; took {time.monotonic() - began:.0f} s", flush=True)
-    print(json.dumps({
-        "node_cpu_ms_per_move_1": round(node_1, 4),
-        "node_cpu_ms_per_move_2": round(node_2, 4),
-        "share_cost_ratio": round(share_cost, 3),
-        "redis_cpu_ms_per_move": round(redis_ms, 4),
-        "node_cores_per_redis_core": round(cores_per_redis, 2),
-        "cluster_spread": round(cluster_spread, 3),
-    }))
+    print(
+        f"two nodes' total CPU per move {share_cost:.2f}x one node's (target <= 1.15); one "
+        f"Redis core carries {cores_per_redis:.1f} node cores (target >= 4); cluster keys "
+        f"{cluster_spread:.1%} from even (target <= 20%); load average {load_before[0]:.2f} "
+        f"before, {load_after[0]:.2f} after; took {time.monotonic() - began:.0f} s",
+        flush=True,
+    )
+    print(
+        json.dumps(
+            {
+                "node_cpu_ms_per_move_1": round(node_1, 4),
+                "node_cpu_ms_per_move_2": round(node_2, 4),
+                "share_cost_ratio": round(share_cost, 3),
+                "redis_cpu_ms_per_move": round(redis_ms, 4),
+                "node_cores_per_redis_core": round(cores_per_redis, 2),
+                "cluster_spread": round(cluster_spread, 3),
+            }
+        )
+    )
     return 0
 
 

@@ -31,11 +31,14 @@ from engine import VARIANTS, Position, get_rules  # noqa: E402
 from engine.perft import perft_fast, perft_public  # noqa: E402
 from engine.search import Searcher, SearchParams  # noqa: E402
 
-COMPARED = {"international": "StandardBoard", "brazilian": "BrazilianBoard",
-            "russian": "RussianBoard"}
+COMPARED = {
+    "international": "StandardBoard",
+    "brazilian": "BrazilianBoard",
+    "russian": "RussianBoard",
+}
 ROUNDS = 3  # interleaved rounds; the best of each is kept
 
-PY_DRAUGHTS_SCRIPT = r'''
+PY_DRAUGHTS_SCRIPT = r"""
 import json, sys, time
 import draughts
 job = json.loads(sys.stdin.read())
@@ -68,15 +71,20 @@ for name, fen in job["fens"].items():
         best = min(best, time.perf_counter() - start)
     out["movegen"][name] = best / job["calls"] * 1e6
 print(json.dumps(out))
-'''
+"""
 
 
 def numeric_fen(pos: Position) -> str:
     """FEN with square numbers (lidraughts style), which py-draughts reads for every board."""
     board = pos.rules.board
+
     def listing(bits: int) -> str:
-        return ",".join(("K" if pos.kings >> s & 1 else "") + str(board.numbers[s])
-                        for s in sorted(board.squares, key=board.numbers.get) if bits >> s & 1)
+        return ",".join(
+            ("K" if pos.kings >> s & 1 else "") + str(board.numbers[s])
+            for s in sorted(board.squares, key=board.numbers.get)
+            if bits >> s & 1
+        )
+
     return f"{'W' if pos.turn == 0 else 'B'}:W{listing(pos.white)}:B{listing(pos.black)}"
 
 
@@ -115,11 +123,13 @@ def search_positions(variant: str, count: int) -> list[Position]:
 def search_nodes(positions: list[Position], depth: int) -> int:
     """Nodes of level 8's search (forward pruning, reductions) to a fixed depth, a fresh
     searcher a position: the same tree in every run, so only the time can change."""
-    return sum(Searcher(pos.rules).search(pos, params=SearchParams(max_depth=depth, seed=1)).nodes
-               for pos in positions)
+    return sum(
+        Searcher(pos.rules).search(pos, params=SearchParams(max_depth=depth, seed=1)).nodes
+        for pos in positions
+    )
 
 
-BASELINE_SEARCH = r'''
+BASELINE_SEARCH = r"""
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
 from engine import Position, get_rules
@@ -131,7 +141,7 @@ start = time.process_time()
 nodes = sum(Searcher(rules).search(p, params=SearchParams(max_depth=job["depth"], seed=1)).nodes
             for p in positions)
 print(json.dumps({"nodes": nodes, "seconds": time.process_time() - start}))
-'''
+"""
 
 
 def search_vs_baseline(revision: str, depth: int, rounds: int) -> dict:
@@ -143,8 +153,11 @@ def search_vs_baseline(revision: str, depth: int, rounds: int) -> dict:
     root = Path(__file__).resolve().parent.parent
     out: dict = {}
     with tempfile.TemporaryDirectory(prefix="kondavo-baseline-") as folder:
-        archive = subprocess.run(["git", "-C", str(root), "archive", "--format=tar", revision,
-                                  "engine"], check=True, capture_output=True).stdout
+        archive = subprocess.run(
+            ["git", "-C", str(root), "archive", "--format=tar", revision, "engine"],
+            check=True,
+            capture_output=True,
+        ).stdout
         subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
         best = {v: [0.0, 0.0, 0, 0] for v in VARIANTS}  # ours n/s, theirs n/s, nodes
         positions = {v: search_positions(v, 8) for v in VARIANTS}
@@ -153,23 +166,42 @@ def search_vs_baseline(revision: str, depth: int, rounds: int) -> dict:
                 cpu = time.process_time()
                 nodes = search_nodes(positions[variant], depth)
                 secs = time.process_time() - cpu
-                job = json.dumps({"variant": variant, "depth": depth,
-                                  "fens": [p.fen() for p in positions[variant]]})
-                got = json.loads(subprocess.run(
-                    [sys.executable, "-c", BASELINE_SEARCH, folder], input=job,
-                    capture_output=True, text=True, check=True).stdout)
+                job = json.dumps(
+                    {
+                        "variant": variant,
+                        "depth": depth,
+                        "fens": [p.fen() for p in positions[variant]],
+                    }
+                )
+                got = json.loads(
+                    subprocess.run(
+                        [sys.executable, "-c", BASELINE_SEARCH, folder],
+                        input=job,
+                        capture_output=True,
+                        text=True,
+                        check=True,
+                    ).stdout
+                )
                 b = best[variant]
                 b[0] = max(b[0], nodes / secs)
                 b[1] = max(b[1], got["nodes"] / got["seconds"])
                 b[2], b[3] = nodes, got["nodes"]
-    print(f"search at depth {depth}, 8 positions a rule set, best of {rounds} rounds, nodes "
-          f"per CPU second: working tree against {revision}")
+    print(
+        f"search at depth {depth}, 8 positions a rule set, best of {rounds} rounds, nodes "
+        f"per CPU second: working tree against {revision}"
+    )
     for variant, (ours, theirs, n_ours, n_theirs) in best.items():
-        out[variant] = {"nps": round(ours), "baseline_nps": round(theirs),
-                        "ratio": round(ours / theirs, 3), "nodes": n_ours,
-                        "baseline_nodes": n_theirs}
-        print(f"{variant:<14} {ours:>9,.0f} n/s ({n_ours} nodes)   {revision}: "
-              f"{theirs:>9,.0f} n/s ({n_theirs} nodes)   x{ours / theirs:.2f}")
+        out[variant] = {
+            "nps": round(ours),
+            "baseline_nps": round(theirs),
+            "ratio": round(ours / theirs, 3),
+            "nodes": n_ours,
+            "baseline_nodes": n_theirs,
+        }
+        print(
+            f"{variant:<14} {ours:>9,.0f} n/s ({n_ours} nodes)   {revision}: "
+            f"{theirs:>9,.0f} n/s ({n_theirs} nodes)   x{ours / theirs:.2f}"
+        )
     return out
 
 
@@ -204,10 +236,12 @@ def movegen_us(pos: Position, calls: int) -> float:
 
 
 def run_py_draughts(python: str, board: str, depth: int, fens: dict, calls: int) -> dict:
-    job = json.dumps({"board": board, "depth": depth, "fens": fens, "calls": calls,
-                      "chunks": CHUNKS})
-    out = subprocess.run([python, "-c", PY_DRAUGHTS_SCRIPT], input=job, capture_output=True,
-                         text=True, timeout=600)
+    job = json.dumps(
+        {"board": board, "depth": depth, "fens": fens, "calls": calls, "chunks": CHUNKS}
+    )
+    out = subprocess.run(
+        [python, "-c", PY_DRAUGHTS_SCRIPT], input=job, capture_output=True, text=True, timeout=600
+    )
     if out.returncode != 0:
         raise RuntimeError(f"py-draughts failed: {out.stderr.strip().splitlines()[-1:]}")
     return json.loads(out.stdout)
@@ -215,27 +249,52 @@ def run_py_draughts(python: str, board: str, depth: int, fens: dict, calls: int)
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--py-draughts", metavar="PYTHON",
-                        help="interpreter of a virtual environment with py-draughts installed")
-    parser.add_argument("--fast-leaves", type=int, default=800_000,
-                        help="time the fast perft on trees of at least this many leaves")
-    parser.add_argument("--public-leaves", type=int, default=150_000,
-                        help="time the public-API perft on trees of at least this many leaves")
-    parser.add_argument("--calls", type=int, default=500,
-                        help="move generations per timed chunk")
-    parser.add_argument("--search-depth", type=int, default=6,
-                        help="plies of the fixed-depth search timed on 8 positions a rule set")
-    parser.add_argument("--baseline", metavar="REV",
-                        help="only the fixed-depth search, against git revision REV's in "
-                             "the same run (nodes/s of both and their ratio)")
+    parser.add_argument(
+        "--py-draughts",
+        metavar="PYTHON",
+        help="interpreter of a virtual environment with py-draughts installed",
+    )
+    parser.add_argument(
+        "--fast-leaves",
+        type=int,
+        default=800_000,
+        help="time the fast perft on trees of at least this many leaves",
+    )
+    parser.add_argument(
+        "--public-leaves",
+        type=int,
+        default=150_000,
+        help="time the public-API perft on trees of at least this many leaves",
+    )
+    parser.add_argument("--calls", type=int, default=500, help="move generations per timed chunk")
+    parser.add_argument(
+        "--search-depth",
+        type=int,
+        default=6,
+        help="plies of the fixed-depth search timed on 8 positions a rule set",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="REV",
+        help="only the fixed-depth search, against git revision REV's in "
+        "the same run (nodes/s of both and their ratio)",
+    )
     args = parser.parse_args()
     if args.baseline:
-        print(json.dumps({"search_vs_baseline": search_vs_baseline(
-            args.baseline, args.search_depth, ROUNDS)}))
+        print(
+            json.dumps(
+                {"search_vs_baseline": search_vs_baseline(args.baseline, args.search_depth, ROUNDS)}
+            )
+        )
         return
 
-    figures: dict = {"perft_nps": {}, "perft_public_nps": {}, "movegen_us": {},
-                     "search_nps": {}, "vs_py_draughts": {}}
+    figures: dict = {
+        "perft_nps": {},
+        "perft_public_nps": {},
+        "movegen_us": {},
+        "search_nps": {},
+        "vs_py_draughts": {},
+    }
     starts = {v: Position.start(get_rules(v)) for v in VARIANTS}
     mids = {v: midgame(v) for v in VARIANTS}
     fast_depth = {v: depth_for(starts[v], args.fast_leaves) for v in VARIANTS}
@@ -262,15 +321,20 @@ def main() -> None:
             search[variant] = max(search[variant], search_tree[variant] / secs)
             if args.py_draughts and variant in COMPARED:
                 fens = {"start": numeric_fen(start), "midgame": numeric_fen(mid)}
-                got = run_py_draughts(args.py_draughts, COMPARED[variant],
-                                      public_depth[variant], fens, args.calls)
+                got = run_py_draughts(
+                    args.py_draughts, COMPARED[variant], public_depth[variant], fens, args.calls
+                )
                 if got["perft"]["nodes"] != nodes_pub:
-                    print(f"  ! py-draughts counts {got['perft']['nodes']} at depth "
-                          f"{public_depth[variant]}, we count {nodes_pub}")
+                    print(
+                        f"  ! py-draughts counts {got['perft']['nodes']} at depth "
+                        f"{public_depth[variant]}, we count {nodes_pub}"
+                    )
                 for name, pos in (("start", start), ("midgame", mid)):
                     if got["counts"][name] != len(pos.legal_moves()):
-                        print(f"  ! py-draughts lists {got['counts'][name]} moves on {name}, "
-                              f"we list {len(pos.legal_moves())}")
+                        print(
+                            f"  ! py-draughts lists {got['counts'][name]} moves on {name}, "
+                            f"we list {len(pos.legal_moves())}"
+                        )
                 best = theirs.setdefault(variant, got)
                 best["perft"]["seconds"] = min(best["perft"]["seconds"], got["perft"]["seconds"])
                 for k in ("start", "midgame"):
@@ -281,11 +345,13 @@ def main() -> None:
         figures["perft_public_nps"][variant] = round(public[variant])
         figures["movegen_us"][variant] = {k: round(v, 2) for k, v in gen[variant].items()}
         figures["search_nps"][variant] = round(search[variant])
-        print(f"{variant:<14} {fast[variant]:>12,.0f} n/s (d{fast_depth[variant]}) "
-              f"{public[variant]:>12,.0f} n/s (d{public_depth[variant]}) "
-              f"{gen[variant]['start']:>11.2f} us {gen[variant]['midgame']:>9.2f} us "
-              f"{search[variant]:>9,.0f} n/s search ({search_tree[variant]} nodes, "
-              f"d{args.search_depth})")
+        print(
+            f"{variant:<14} {fast[variant]:>12,.0f} n/s (d{fast_depth[variant]}) "
+            f"{public[variant]:>12,.0f} n/s (d{public_depth[variant]}) "
+            f"{gen[variant]['start']:>11.2f} us {gen[variant]['midgame']:>9.2f} us "
+            f"{search[variant]:>9,.0f} n/s search ({search_tree[variant]} nodes, "
+            f"d{args.search_depth})"
+        )
         if variant in theirs:
             their_nps = theirs[variant]["perft"]["nodes"] / theirs[variant]["perft"]["seconds"]
             their_gen = theirs[variant]["movegen"]
@@ -297,16 +363,20 @@ def main() -> None:
                 "py_draughts_perft_nps": round(their_nps),
                 "py_draughts_movegen_us": {k: round(v, 2) for k, v in their_gen.items()},
             }
-            print(f"{'  py-draughts':<14} {'':>22} {their_nps:>12,.0f} n/s "
-                  f"(d{public_depth[variant]}) {their_gen['start']:>11.2f} us "
-                  f"{their_gen['midgame']:>9.2f} us   -> ours x{ratio_perft:.2f} perft, "
-                  f"x{ratio_gen['start']:.2f} / x{ratio_gen['midgame']:.2f} movegen")
+            print(
+                f"{'  py-draughts':<14} {'':>22} {their_nps:>12,.0f} n/s "
+                f"(d{public_depth[variant]}) {their_gen['start']:>11.2f} us "
+                f"{their_gen['midgame']:>9.2f} us   -> ours x{ratio_perft:.2f} perft, "
+                f"x{ratio_gen['start']:.2f} / x{ratio_gen['midgame']:.2f} movegen"
+            )
     intl = figures["perft_nps"]["international"]
     intl_public = figures["perft_public_nps"]["international"]
     for variant in ("spanish", "italian", "turkish"):
-        print(f"{variant} vs International: fast perft "
-              f"x{figures['perft_nps'][variant] / intl:.2f}, public perft "
-              f"x{figures['perft_public_nps'][variant] / intl_public:.2f}")
+        print(
+            f"{variant} vs International: fast perft "
+            f"x{figures['perft_nps'][variant] / intl:.2f}, public perft "
+            f"x{figures['perft_public_nps'][variant] / intl_public:.2f}"
+        )
     print(json.dumps(figures))
 
 

@@ -46,7 +46,8 @@ async def _frames_until(ws, wanted) -> dict:
 async def one_game(url: str, http: loadgen.Http) -> None:
     """English: Black moves, White moves, Black resigns."""
     created = await asyncio.to_thread(
-        http.post, url + "/api/games", {"variant": "english", "clock": None, "color": "white"})
+        http.post, url + "/api/games", {"variant": "english", "clock": None, "color": "white"}
+    )
     joined = await asyncio.to_thread(
         http.post, f"{url}/api/games/{created['id']}/join",
         {"invite": created["invite_url"].split("#invite=")[1]})  # fmt: skip
@@ -67,8 +68,9 @@ async def one_game(url: str, http: loadgen.Http) -> None:
                 await ws.close()
 
 
-async def play(server: loadgen.Server, games: int, tables: int,
-               every: int) -> list[tuple[int, float, float]]:
+async def play(
+    server: loadgen.Server, games: int, tables: int, every: int
+) -> list[tuple[int, float, float]]:
     """Play ``games`` games on ``tables`` tables; (games done, seconds, RSS) samples."""
     done = [0]
     began = time.monotonic()
@@ -118,32 +120,47 @@ def main() -> int:
     loadgen.raise_open_files()
     began = time.monotonic()
 
-    kept = run(f"keep {args.keep:g} s, {games} games", games, args.tables, every,
-               KONDAVO_FINISHED_KEPT_S=str(args.keep))
+    kept = run(
+        f"keep {args.keep:g} s, {games} games",
+        games,
+        args.tables,
+        every,
+        KONDAVO_FINISHED_KEPT_S=str(args.keep),
+    )
     # Flat from the first sample taken two keep times in (the first games have expired,
     # and as many are kept as finish in one keep time).
     settled = next((s for s in kept if s[1] >= 2 * args.keep), kept[-1])
     end = kept[-1]
     growth = (end[2] - settled[2]) / 2**20
     per_10k = growth / max(1, end[0] - settled[0]) * 10_000
-    baseline = run(f"baseline: keep 7 days, {baseline_games} games", baseline_games,
-                   args.tables, max(1000, baseline_games // 10))
+    baseline = run(
+        f"baseline: keep 7 days, {baseline_games} games",
+        baseline_games,
+        args.tables,
+        max(1000, baseline_games // 10),
+    )
     base_growth = (baseline[-1][2] - baseline[0][2]) / 2**20
     base_per_10k = base_growth / max(1, baseline[-1][0]) * 10_000
-    print(f"keep {args.keep:g} s: RSS {settled[2] / 2**20:.1f} MiB at {settled[0]} games "
-          f"(after the first expiry) -> {end[2] / 2**20:.1f} MiB at {end[0]} games: "
-          f"{growth:+.1f} MiB, {per_10k:+.2f} MiB per 10,000 games; baseline (kept 7 days): "
-          f"{base_per_10k:+.2f} MiB per 10,000 games; took {time.monotonic() - began:.0f} s",
-          flush=True)
-    print(json.dumps({
-        "games": end[0],
-        "keep_s": args.keep,
-        "rss_settled_mib": round(settled[2] / 2**20, 1),
-        "rss_end_mib": round(end[2] / 2**20, 1),
-        "growth_after_first_expiry_mib": round(growth, 1),
-        "growth_mib_per_10k_games": round(per_10k, 2),
-        "baseline_growth_mib_per_10k_games": round(base_per_10k, 2),
-    }))
+    print(
+        f"keep {args.keep:g} s: RSS {settled[2] / 2**20:.1f} MiB at {settled[0]} games "
+        f"(after the first expiry) -> {end[2] / 2**20:.1f} MiB at {end[0]} games: "
+        f"{growth:+.1f} MiB, {per_10k:+.2f} MiB per 10,000 games; baseline (kept 7 days): "
+        f"{base_per_10k:+.2f} MiB per 10,000 games; took {time.monotonic() - began:.0f} s",
+        flush=True,
+    )
+    print(
+        json.dumps(
+            {
+                "games": end[0],
+                "keep_s": args.keep,
+                "rss_settled_mib": round(settled[2] / 2**20, 1),
+                "rss_end_mib": round(end[2] / 2**20, 1),
+                "growth_after_first_expiry_mib": round(growth, 1),
+                "growth_mib_per_10k_games": round(per_10k, 2),
+                "baseline_growth_mib_per_10k_games": round(base_per_10k, 2),
+            }
+        )
+    )
     return 0
 
 

@@ -43,12 +43,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import loadgen  # noqa: E402
 
 
-def throughput(servers: list[loadgen.Server], games: int, spectators: int, seconds: float,
-               label: str) -> dict:
+def throughput(
+    servers: list[loadgen.Server], games: int, spectators: int, seconds: float, label: str
+) -> dict:
     sampler = loadgen.CpuSampler(servers)
     rss_before = sum(s.rss_bytes() for s in servers)
-    (run,) = loadgen.in_processes("play", [([s.url for s in servers], games, spectators,
-                                             seconds)])
+    (run,) = loadgen.in_processes("play", [([s.url for s in servers], games, spectators, seconds)])
     rss_after = sum(s.rss_bytes() for s in servers)
     sampler.stop()
     moves_per_s = run["moves"] / run["elapsed"]
@@ -63,10 +63,13 @@ def throughput(servers: list[loadgen.Server], games: int, spectators: int, secon
         "rss_mib": round(rss_after / 2**20, 1),
         "rss_growth_mib": round((rss_after - rss_before) / 2**20, 1),
     }
-    print(f"{label}: {result['moves_per_s']} moves/s, {result['frames_per_s']:.0f} frames/s, "
-          f"relay p50 {result['relay_p50_ms']} ms p99 {result['relay_p99_ms']} ms, "
-          f"server CPU {result['server_cpu']:.0%} of a core, load generator "
-          f"{result['client_cpu']:.0%}, server RSS {result['rss_mib']} MiB", flush=True)
+    print(
+        f"{label}: {result['moves_per_s']} moves/s, {result['frames_per_s']:.0f} frames/s, "
+        f"relay p50 {result['relay_p50_ms']} ms p99 {result['relay_p99_ms']} ms, "
+        f"server CPU {result['server_cpu']:.0%} of a core, load generator "
+        f"{result['client_cpu']:.0%}, server RSS {result['rss_mib']} MiB",
+        flush=True,
+    )
     return result
 
 
@@ -77,9 +80,11 @@ def echo_floor(server: loadgen.Server, sockets: int, seconds: float) -> dict:
     finally:
         sampler.stop()
     per_s = run["round_trips"] / run["elapsed"]
-    print(f"bare echo, {sockets} sockets: {per_s:.0f} frames/s, server CPU "
-          f"{sampler.share(run['window']):.0%}, load generator {run['client_cpu']:.0%}",
-          flush=True)
+    print(
+        f"bare echo, {sockets} sockets: {per_s:.0f} frames/s, server CPU "
+        f"{sampler.share(run['window']):.0%}, load generator {run['client_cpu']:.0%}",
+        flush=True,
+    )
     return {"frames_per_s": round(per_s, 1)}
 
 
@@ -106,8 +111,11 @@ class Bracketed:
         after = echo_floor(self.echo, self.sockets, self.seconds)["frames_per_s"]
         floor, self.last = (self.last + after) / 2, after
         ratio = run["frames_per_s"] / floor
-        print(f"  {run['label']}: floor {floor:.0f} frames/s (echo before and after), "
-              f"relay ratio {ratio:.3f}", flush=True)
+        print(
+            f"  {run['label']}: floor {floor:.0f} frames/s (echo before and after), "
+            f"relay ratio {ratio:.3f}",
+            flush=True,
+        )
         return ratio
 
     def stop(self) -> None:
@@ -121,7 +129,8 @@ def paced(games: int, every_s: float, seconds: float) -> dict:
         # Two client processes, so one generator's loop is never the bottleneck.
         half = [games // 2, games - games // 2]
         runs = loadgen.in_processes(
-            "play", [([server.url], n, 1, seconds, every_s, 5.0) for n in half])
+            "play", [([server.url], n, 1, seconds, every_s, 5.0) for n in half]
+        )
         run = loadgen.merged(runs)
         rss = server.rss_bytes()
     finally:
@@ -138,11 +147,14 @@ def paced(games: int, every_s: float, seconds: float) -> dict:
         "client_cpu": round(run["client_cpu"], 2),
         "kib_per_socket_loaded": round(rss / (games * 3) / 1024, 1),
     }
-    print(f"paced: {games} games, a move per {every_s:g} s each, 1 spectator: "
-          f"{result['moves_per_s']} moves/s, relay p50 {result['relay_p50_ms']} ms, "
-          f"p99 {result['relay_p99_ms']} ms, p99.9 {result['relay_p999_ms']} ms, max "
-          f"{result['relay_max_ms']} ms, server CPU {result['server_cpu']:.0%}, load "
-          f"generator {result['client_cpu']:.0%}, server RSS {rss / 2**20:.0f} MiB", flush=True)
+    print(
+        f"paced: {games} games, a move per {every_s:g} s each, 1 spectator: "
+        f"{result['moves_per_s']} moves/s, relay p50 {result['relay_p50_ms']} ms, "
+        f"p99 {result['relay_p99_ms']} ms, p99.9 {result['relay_p999_ms']} ms, max "
+        f"{result['relay_max_ms']} ms, server CPU {result['server_cpu']:.0%}, load "
+        f"generator {result['client_cpu']:.0%}, server RSS {rss / 2**20:.0f} MiB",
+        flush=True,
+    )
     return result
 
 
@@ -154,15 +166,18 @@ def paced_echo(games: int, every_s: float, seconds: float) -> float:
     try:
         half = [games // 2, games - games // 2]
         runs = loadgen.in_processes(
-            "echo", [(server.ws_url + "/echo", 3 * n, seconds, 300, 5.0, every_s, n)
-                     for n in half])
+            "echo", [(server.ws_url + "/echo", 3 * n, seconds, 300, 5.0, every_s, n) for n in half]
+        )
     finally:
         server.stop()
     latencies = [x for run in runs for x in run["latencies"]]
     p99 = round(loadgen.quantile(latencies, 0.99) * 1000, 2)
-    print(f"paced bare echo: {3 * games} sockets, {games} sending a frame per {every_s:g} s: "
-          f"{len(latencies) / max(r['elapsed'] for r in runs):.1f} round trips/s, p50 "
-          f"{loadgen.quantile(latencies, 0.5) * 1000:.2f} ms, p99 {p99} ms", flush=True)
+    print(
+        f"paced bare echo: {3 * games} sockets, {games} sending a frame per {every_s:g} s: "
+        f"{len(latencies) / max(r['elapsed'] for r in runs):.1f} round trips/s, p50 "
+        f"{loadgen.quantile(latencies, 0.5) * 1000:.2f} ms, p99 {p99} ms",
+        flush=True,
+    )
     return p99
 
 
@@ -179,9 +194,12 @@ def paced_rounds(games: int, every_s: float, seconds: float, rounds: int) -> dic
         runs.append(paced(games, every_s, seconds))
     p99s = [r["relay_p99_ms"] for r in runs]
     result = {"relay_p99_ms": statistics.median(p99s), "echo_p99_ms": statistics.median(floors)}
-    print(f"paced p99 over {rounds} rounds: {' / '.join(map(str, p99s))} ms, median "
-          f"{result['relay_p99_ms']} ms; the bare echo's: {' / '.join(map(str, floors))} ms, "
-          f"median {result['echo_p99_ms']} ms", flush=True)
+    print(
+        f"paced p99 over {rounds} rounds: {' / '.join(map(str, p99s))} ms, median "
+        f"{result['relay_p99_ms']} ms; the bare echo's: {' / '.join(map(str, floors))} ms, "
+        f"median {result['echo_p99_ms']} ms",
+        flush=True,
+    )
     return result
 
 
@@ -189,8 +207,10 @@ def idle(sockets: int, seconds: float) -> dict:
     server = loadgen.start_kondavo()
     try:
         http = loadgen.Http()
-        games = [http.post(server.url + "/api/games", {"clock": None})["id"]
-                 for _ in range(max(1, sockets // 100))]
+        games = [
+            http.post(server.url + "/api/games", {"clock": None})["id"]
+            for _ in range(max(1, sockets // 100))
+        ]
         http.close()
         time.sleep(1)
         before = server.rss_bytes()
@@ -206,8 +226,11 @@ def idle(sockets: int, seconds: float) -> dict:
         watcher.start()
         half = sockets // 2
         runs = loadgen.in_processes(
-            "hold", [(server.ws_url, games, half, seconds),
-                     (server.ws_url, games, sockets - half, seconds)]
+            "hold",
+            [
+                (server.ws_url, games, half, seconds),
+                (server.ws_url, games, sockets - half, seconds),
+            ],
         )
         done.set()
         watcher.join()
@@ -216,17 +239,21 @@ def idle(sockets: int, seconds: float) -> dict:
         server.stop()
     held = sum(r["held"] for r in runs)
     kib = (after - before) / max(1, held) / 1024
-    print(f"idle: {held} of {sockets} sockets held by one node "
-          f"({sum(r['failed'] for r in runs)} failed to open), {kib:.1f} KiB per socket "
-          f"(server RSS {before / 2**20:.0f} -> {after / 2**20:.0f} MiB)", flush=True)
+    print(
+        f"idle: {held} of {sockets} sockets held by one node "
+        f"({sum(r['failed'] for r in runs)} failed to open), {kib:.1f} KiB per socket "
+        f"(server RSS {before / 2**20:.0f} -> {after / 2**20:.0f} MiB)",
+        flush=True,
+    )
     return {"sockets_held": held, "kib_per_socket": round(kib, 1)}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller, under 7 minutes")
-    parser.add_argument("--paced-only", action="store_true",
-                        help="only the paced rounds and their floors")
+    parser.add_argument(
+        "--paced-only", action="store_true", help="only the paced rounds and their floors"
+    )
     parser.add_argument("--games", type=int)
     parser.add_argument("--spectators", type=int, default=2)
     parser.add_argument("--seconds", type=float)
@@ -245,13 +272,18 @@ def main() -> int:
     idle_sockets = args.idle_sockets or (5000 if quick else min(20_000, limit) - 40)
     sockets = games * (2 + args.spectators)
     began = time.monotonic()
-    print(f"cores {os.cpu_count()}, open-file limit {limit}, "
-          f"{'quick' if quick else 'full'} run", flush=True)
+    print(
+        f"cores {os.cpu_count()}, open-file limit {limit}, {'quick' if quick else 'full'} run",
+        flush=True,
+    )
 
     if args.paced_only:
         pace = paced_rounds(paced_games, args.pace, seconds * 2, 3)
-        print(json.dumps({"paced_p99_ms": pace["relay_p99_ms"],
-                          "paced_echo_p99_ms": pace["echo_p99_ms"]}))
+        print(
+            json.dumps(
+                {"paced_p99_ms": pace["relay_p99_ms"], "paced_echo_p99_ms": pace["echo_p99_ms"]}
+            )
+        )
         return 0
 
     # The memory store is measured in several rounds, each against its own floor; its
@@ -267,15 +299,21 @@ def main() -> int:
         # Warmed up like the echo, and not counted.
         throughput([memory], games, args.spectators, min(segment, 4.0), "warm-up: memory store")
         for n in range(rounds):
-            run = throughput([memory], games, args.spectators, segment,
-                             f"memory store, 1 node, round {n + 1} of {rounds}")
+            run = throughput(
+                [memory],
+                games,
+                args.spectators,
+                segment,
+                f"memory store, 1 node, round {n + 1} of {rounds}",
+            )
             memory_ratios.append(bracket.ratio(run))
     finally:
         memory.stop()
 
     ratio_redis = redis_one = redis_two = None
     redis_server = shutil.which("redis-server") or (
-        "/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists() else None)
+        "/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists() else None
+    )
     try:
         if redis_server and not args.no_redis:
             from relay_cluster import Redis
@@ -286,8 +324,9 @@ def main() -> int:
                     redis.flush()
                     nodes = [loadgen.start_kondavo(redis.url) for _ in range(count)]
                     try:
-                        result = throughput(nodes, games, args.spectators, seconds,
-                                            f"redis, {count} node(s)")
+                        result = throughput(
+                            nodes, games, args.spectators, seconds, f"redis, {count} node(s)"
+                        )
                     finally:
                         for node in nodes:
                             node.stop()
@@ -307,24 +346,32 @@ def main() -> int:
     capacity = idle(idle_sockets, 10.0 if quick else 20.0)
 
     ratio_memory = statistics.median(memory_ratios)
-    speedup = (redis_two["moves_per_s"] / redis_one["moves_per_s"]
-               if redis_one and redis_two else None)
-    print(f"relay ratio memory {ratio_memory:.2f} (target >= 0.5), redis "
-          f"{'n/a' if ratio_redis is None else f'{ratio_redis:.2f}'} (target >= 0.33); paced "
-          f"p99 {pace['relay_p99_ms']} ms at {paced_games} games, median of 3 (target <= 25 ms "
-          f"at 2000; the bare echo's {pace['echo_p99_ms']} ms); "
-          f"{capacity['sockets_held']} sockets at {capacity['kib_per_socket']} KiB each "
-          f"(target 20000 at <= 40); two nodes {'n/a' if speedup is None else f'{speedup:.2f}'}x"
-          f" one (target >= 1.6); took {time.monotonic() - began:.0f} s", flush=True)
-    print(json.dumps({
-        "relay_ratio_memory": round(ratio_memory, 3),
-        "relay_ratio_redis": None if ratio_redis is None else round(ratio_redis, 3),
-        "paced_p99_ms": pace["relay_p99_ms"],
-        "paced_echo_p99_ms": pace["echo_p99_ms"],
-        "sockets_held": capacity["sockets_held"],
-        "kib_per_socket": capacity["kib_per_socket"],
-        "two_node_speedup": None if speedup is None else round(speedup, 2),
-    }))
+    speedup = (
+        redis_two["moves_per_s"] / redis_one["moves_per_s"] if redis_one and redis_two else None
+    )
+    print(
+        f"relay ratio memory {ratio_memory:.2f} (target >= 0.5), redis "
+        f"{'n/a' if ratio_redis is None else f'{ratio_redis:.2f}'} (target >= 0.33); paced "
+        f"p99 {pace['relay_p99_ms']} ms at {paced_games} games, median of 3 (target <= 25 ms "
+        f"at 2000; the bare echo's {pace['echo_p99_ms']} ms); "
+        f"{capacity['sockets_held']} sockets at {capacity['kib_per_socket']} KiB each "
+        f"(target 20000 at <= 40); two nodes {'n/a' if speedup is None else f'{speedup:.2f}'}x"
+        f" one (target >= 1.6); took {time.monotonic() - began:.0f} s",
+        flush=True,
+    )
+    print(
+        json.dumps(
+            {
+                "relay_ratio_memory": round(ratio_memory, 3),
+                "relay_ratio_redis": None if ratio_redis is None else round(ratio_redis, 3),
+                "paced_p99_ms": pace["relay_p99_ms"],
+                "paced_echo_p99_ms": pace["echo_p99_ms"],
+                "sockets_held": capacity["sockets_held"],
+                "kib_per_socket": capacity["kib_per_socket"],
+                "two_node_speedup": None if speedup is None else round(speedup, 2),
+            }
+        )
+    )
     return 0
 
 

@@ -84,7 +84,6 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-
 @dataclass
 class Server:
     url: str
@@ -214,8 +213,9 @@ class Http:
                 conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=60)
                 self._conns[parts.netloc] = conn
             try:
-                conn.request("POST", parts.path, body=data,
-                             headers={"content-type": "application/json"})
+                conn.request(
+                    "POST", parts.path, body=data, headers={"content-type": "application/json"}
+                )
                 response = conn.getresponse()
                 answer = response.read()
             except (http.client.HTTPException, OSError):
@@ -318,8 +318,10 @@ class _Table:
         while time.monotonic() < self.until:
             first, last = self.urls[0], self.urls[-1]
             created = await asyncio.to_thread(
-                self.http.post, first + "/api/games",
-                {"variant": "english", "clock": None, "color": "white"})
+                self.http.post,
+                first + "/api/games",
+                {"variant": "english", "clock": None, "color": "white"},
+            )
             joined = await asyncio.to_thread(
                 self.http.post, f"{last}/api/games/{created['id']}/join",
                 {"invite": created["invite_url"].split("#invite=")[1]})  # fmt: skip
@@ -352,8 +354,15 @@ class _Table:
             await asyncio.gather(*tasks, return_exceptions=True)
 
 
-async def play(urls: list[str], games: int, spectators: int, seconds: float, pace: float = 0.0,
-               warmup: float = 3.0, together: Any = None) -> dict:
+async def play(
+    urls: list[str],
+    games: int,
+    spectators: int,
+    seconds: float,
+    pace: float = 0.0,
+    warmup: float = 3.0,
+    together: Any = None,
+) -> dict:
     """Run ``games`` tables for ``seconds`` after a warm-up; the tally as plain numbers.
 
     ``together``: a barrier shared with the other client processes of the run, so all
@@ -394,13 +403,27 @@ async def play(urls: list[str], games: int, spectators: int, seconds: float, pac
         table.until = 0
         table.over.set()
     await asyncio.gather(*tasks, return_exceptions=True)
-    return {"elapsed": elapsed, "frames": frames, "moves": tally.moves,
-            "latencies": tally.latencies, "games": tally.games, "refused": tally.refused,
-            "client_cpu": client_cpu / elapsed, "window": (window_start, window_end)}
+    return {
+        "elapsed": elapsed,
+        "frames": frames,
+        "moves": tally.moves,
+        "latencies": tally.latencies,
+        "games": tally.games,
+        "refused": tally.refused,
+        "client_cpu": client_cpu / elapsed,
+        "window": (window_start, window_end),
+    }
 
 
-async def echo(url: str, sockets: int, seconds: float, payload: int = 300,
-               warmup: float = 1.0, pace: float = 0.0, senders: int | None = None) -> dict:
+async def echo(
+    url: str,
+    sockets: int,
+    seconds: float,
+    payload: int = 300,
+    warmup: float = 1.0,
+    pace: float = 0.0,
+    senders: int | None = None,
+) -> dict:
     """``sockets`` connections each sending a frame and awaiting its echo, for ``seconds``.
 
     With ``pace``: only ``senders`` of them send, each a frame every ``pace`` seconds
@@ -409,8 +432,11 @@ async def echo(url: str, sockets: int, seconds: float, payload: int = 300,
     """
     conns = []
     for _ in range(sockets):
-        conns.append(await connect(url, max_size=None, compression=None, ping_interval=None,
-                                   open_timeout=120))
+        conns.append(
+            await connect(
+                url, max_size=None, compression=None, ping_interval=None, open_timeout=120
+            )
+        )
     body = os.urandom(payload)
     count = [0]
     latencies: list[float] = []
@@ -458,8 +484,13 @@ async def echo(url: str, sockets: int, seconds: float, payload: int = 300,
     for ws in conns:
         with contextlib.suppress(Exception):
             await ws.close()
-    return {"elapsed": elapsed, "round_trips": round_trips, "client_cpu": client_cpu / elapsed,
-            "window": (window_start, time.monotonic()), "latencies": latencies}
+    return {
+        "elapsed": elapsed,
+        "round_trips": round_trips,
+        "client_cpu": client_cpu / elapsed,
+        "window": (window_start, time.monotonic()),
+        "latencies": latencies,
+    }
 
 
 # --------------------------------------------------------------------------------------

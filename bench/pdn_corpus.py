@@ -66,8 +66,11 @@ def main(argv: list[str]) -> int:
             if record.error is not None and first_error is None:
                 first_error = f"game {record.index + 1}: {record.error}"
             game = record.game
-            if (game is not None and game.rules.id == "english"
-                    and game.result in (Result.WHITE_WINS, Result.BLACK_WINS)):
+            if (
+                game is not None
+                and game.rules.id == "english"
+                and game.result in (Result.WHITE_WINS, Result.BLACK_WINS)
+            ):
                 won = Color.WHITE if game.result is Result.WHITE_WINS else Color.BLACK
                 if not game.moves:
                     to_move = game.position.side_to_move
@@ -79,8 +82,10 @@ def main(argv: list[str]) -> int:
                     other_moved_last += 1
         refused = sum(file_tally.refused.values())
         if refused:
-            firsts.append(f"  {path} [{expect}, {variant}]: {refused} of {file_tally.games} "
-                          f"refused; first: {first_error}")
+            firsts.append(
+                f"  {path} [{expect}, {variant}]: {refused} of {file_tally.games} "
+                f"refused; first: {first_error}"
+            )
     seconds = time.perf_counter() - started
     total = Tally()
     print(f"PDN corpus {root}")
@@ -92,11 +97,13 @@ def main(argv: list[str]) -> int:
     print("refusals, first of each file:")
     print("\n".join(firsts) if firsts else "  none")
     decisive = winner_moved_last + other_moved_last
-    print(f"English decisive records with moves, read as checkers PDN (1-0 = Black wins): "
-          f"{decisive}; the winner made the last move in {winner_moved_last}, "
-          f"the loser in {other_moved_last}; {winner_to_move + loser_to_move} decisive "
-          f"problems (a position, no moves): the winner is to move in {winner_to_move}, "
-          f"the loser in {loser_to_move}")
+    print(
+        f"English decisive records with moves, read as checkers PDN (1-0 = Black wins): "
+        f"{decisive}; the winner made the last move in {winner_moved_last}, "
+        f"the loser in {other_moved_last}; {winner_to_move + loser_to_move} decisive "
+        f"problems (a position, no moves): the winner is to move in {winner_to_move}, "
+        f"the loser in {loser_to_move}"
+    )
     return 0
 
 

@@ -55,7 +55,10 @@ def main() -> None:
                 want = req["path"]
                 legal = board.legal_moves
                 found = [m for m in legal if path_of(m) == want] or [
-                    m for m in legal if path_of(m)[0] == want[0] and path_of(m)[-1] == want[-1]
+                    m
+                    for m in legal
+                    if path_of(m)[0] == want[0]
+                    and path_of(m)[-1] == want[-1]
                     and len(m.square_list) == len(want)
                 ]
                 if len(found) != 1:

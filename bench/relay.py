@@ -37,8 +37,10 @@ def main() -> int:
 
     server = loadgen.start_kondavo()
     try:
-        share = [args.games // args.clients + (i < args.games % args.clients)
-                 for i in range(args.clients)]
+        share = [
+            args.games // args.clients + (i < args.games % args.clients)
+            for i in range(args.clients)
+        ]
         sampler = loadgen.CpuSampler([server])
         runs = loadgen.in_processes(
             "play", [([server.url], n, args.spectators, args.seconds) for n in share if n]
@@ -59,8 +61,9 @@ def main() -> int:
 
     echo_server = loadgen.start_echo()
     try:
-        share = [sockets // args.clients + (i < sockets % args.clients)
-                 for i in range(args.clients)]
+        share = [
+            sockets // args.clients + (i < sockets % args.clients) for i in range(args.clients)
+        ]
         echoes = loadgen.in_processes(
             "echo", [(echo_server.ws_url + "/echo", n, args.seconds) for n in share if n]
         )
@@ -69,22 +72,30 @@ def main() -> int:
     echo_per_s = sum(e["round_trips"] for e in echoes) / max(e["elapsed"] for e in echoes)
     ratio = frames_per_s / echo_per_s if echo_per_s else 0.0
 
-    print(f"games {args.games}, spectators {args.spectators} each, {sockets} sockets, "
-          f"{args.seconds:g} s measured, cores {os.cpu_count()}")
-    print(f"game server: {moves_per_s:.1f} moves/s, {frames_per_s:.0f} frames/s delivered, "
-          f"relay p50 {p50:.2f} ms, p99 {p99:.2f} ms, server CPU {server_cpu:.0%} "
-          f"of a core, load generator {client_cpu:.0%}")
+    print(
+        f"games {args.games}, spectators {args.spectators} each, {sockets} sockets, "
+        f"{args.seconds:g} s measured, cores {os.cpu_count()}"
+    )
+    print(
+        f"game server: {moves_per_s:.1f} moves/s, {frames_per_s:.0f} frames/s delivered, "
+        f"relay p50 {p50:.2f} ms, p99 {p99:.2f} ms, server CPU {server_cpu:.0%} "
+        f"of a core, load generator {client_cpu:.0%}"
+    )
     print(f"bare echo, same stack and socket count: {echo_per_s:.0f} round trips/s")
     print(f"relay ratio (frames delivered / echo frames): {ratio:.2f}")
-    print(json.dumps({
-        "games": args.games,
-        "spectators": args.spectators,
-        "moves_per_s": round(moves_per_s, 1),
-        "relay_p50_ms": round(p50, 2),
-        "relay_p99_ms": round(p99, 2),
-        "echo_rtt_per_s": round(echo_per_s, 1),
-        "relay_ratio": round(ratio, 3),
-    }))
+    print(
+        json.dumps(
+            {
+                "games": args.games,
+                "spectators": args.spectators,
+                "moves_per_s": round(moves_per_s, 1),
+                "relay_p50_ms": round(p50, 2),
+                "relay_p99_ms": round(p99, 2),
+                "echo_rtt_per_s": round(echo_per_s, 1),
+                "relay_ratio": round(ratio, 3),
+            }
+        )
+    )
     return 0
 
 

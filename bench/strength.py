@@ -224,8 +224,9 @@ def equal_time_params(seconds: float, seed: int) -> SearchParams:
     return replace(get_level(MAX_LEVEL).params(seed, seconds), min_depth=0)
 
 
-def game_vs_pyd(variant: str, opening: list[str], ours_white: bool, seconds: float,
-                seed: int, python: str) -> GameOutcome:
+def game_vs_pyd(
+    variant: str, opening: list[str], ours_white: bool, seconds: float, seed: int, python: str
+) -> GameOutcome:
     """One game of level 8 against py-draughts at ``seconds`` a move."""
     rules = get_rules(variant)
     pyd = _driver(python)
@@ -247,14 +248,19 @@ def game_vs_pyd(variant: str, opening: list[str], ours_white: bool, seconds: flo
             ours_set = {move_key(rules, m) for m in legal}
             theirs_set = {(a, b, tuple(c)) for a, b, c in theirs_legal["legal"]}
             if ours_set != theirs_set:
-                outcome.disagreements.append({
-                    "fen": pos.fen(),
-                    "only_kondavo": sorted(ours_set - theirs_set),
-                    "only_py_draughts": sorted(theirs_set - ours_set),
-                })
+                outcome.disagreements.append(
+                    {
+                        "fen": pos.fen(),
+                        "only_kondavo": sorted(ours_set - theirs_set),
+                        "only_py_draughts": sorted(theirs_set - ours_set),
+                    }
+                )
             if pos.side_to_move is ours:
-                result = searcher.search(pos, game_history(game),
-                                         equal_time_params(seconds, seed * 1000 + len(game.moves)))
+                result = searcher.search(
+                    pos,
+                    game_history(game),
+                    equal_time_params(seconds, seed * 1000 + len(game.moves)),
+                )
                 assert result.move is not None
                 move = result.move
                 outcome.our_depths.append(result.depth)
@@ -306,8 +312,10 @@ def _our_move(rules: Rules, legal: list[Move], answer: dict[str, Any]) -> Move:
     by_key = [m for m in legal if move_key(rules, m) == key]
     if len(by_key) == 1:
         return by_key[0]
-    raise RuntimeError(f"py-draughts played {path} (captured {answer['captured']}), "
-                       f"which is not one legal move here")
+    raise RuntimeError(
+        f"py-draughts played {path} (captured {answer['captured']}), "
+        f"which is not one legal move here"
+    )
 
 
 # --- another revision's level 8 -----------------------------------------------------------
@@ -316,16 +324,24 @@ def _our_move(rules: Rules, legal: list[Move], answer: dict[str, Any]) -> Move:
 def checkout(revision: str, into: Path) -> str:
     """REV's ``engine/`` extracted into ``into`` (``git archive``: the working tree and
     its worktrees are untouched); returns the revision's short hash."""
-    short = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", revision],
-                           check=True, capture_output=True, text=True).stdout.strip()
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", short,
-                              "engine"], check=True, capture_output=True).stdout
+    short = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", revision],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", short, "engine"],
+        check=True,
+        capture_output=True,
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
     return short
 
 
-def game_vs_baseline(variant: str, opening: list[str], ours_white: bool, seconds: float,
-                     seed: int, base_dir: str) -> GameOutcome:
+def game_vs_baseline(
+    variant: str, opening: list[str], ours_white: bool, seconds: float, seed: int, base_dir: str
+) -> GameOutcome:
     """One game of the working tree's level 8 against ``base_dir``'s level 8 (its own
     process), both at ``seconds`` a move without their depth floors."""
     rules = get_rules(variant)
@@ -343,8 +359,9 @@ def game_vs_baseline(variant: str, opening: list[str], ours_white: bool, seconds
             forced = len(pos.legal_moves()) == 1
             move_seed = seed * 1000 + len(game.moves)
             if pos.side_to_move is ours:
-                result = searcher.search(pos, game_history(game),
-                                         equal_time_params(seconds, move_seed))
+                result = searcher.search(
+                    pos, game_history(game), equal_time_params(seconds, move_seed)
+                )
                 assert result.move is not None
                 move = result.move
                 if not forced:
@@ -369,8 +386,9 @@ def game_vs_baseline(variant: str, opening: list[str], ours_white: bool, seconds
     return _finish(outcome, game, verdict)
 
 
-def ladder_game(variant: str, opening: list[str], white: int, black: int, seed: int,
-                scale: float) -> tuple[str, str, int]:
+def ladder_game(
+    variant: str, opening: list[str], white: int, black: int, seed: int, scale: float
+) -> tuple[str, str, int]:
     record = play_game(variant, opening, white, black, seed=seed, time_scale=scale)
     return record.result.value, record.reason, record.plies
 
@@ -408,9 +426,12 @@ def outcome_line(label: str, outcomes: list[GameOutcome], their: str) -> str:
     theirs_s = mean([t for o in done for t in o.their_seconds])
     their_depth = [d for o in done for d in o.their_depths]
     reached = f"our depth {depths:.1f}" + (
-        f", {their} {mean(their_depth):.1f}" if their_depth else "")
-    return (line(label, score_of(points)) + f"  [{len(done)} games, {plies:.0f} plies avg, "
-            f"{reached}; s/move taken: ours {ours_s:.3f}, {their} {theirs_s:.3f}]")
+        f", {their} {mean(their_depth):.1f}" if their_depth else ""
+    )
+    return (
+        line(label, score_of(points)) + f"  [{len(done)} games, {plies:.0f} plies avg, "
+        f"{reached}; s/move taken: ours {ours_s:.3f}, {their} {theirs_s:.3f}]"
+    )
 
 
 def run_baseline(args: argparse.Namespace) -> int:
@@ -427,27 +448,41 @@ def run_baseline(args: argparse.Namespace) -> int:
     errors: list[str] = []
     with tempfile.TemporaryDirectory(prefix="kondavo-baseline-") as folder:
         rev = checkout(args.baseline, Path(folder))
-        print(f"strength: level 8 of the working tree vs level 8 of {rev}, "
-              f"{args.games} games a rule set and time, {args.jobs} jobs", flush=True)
+        print(
+            f"strength: level 8 of the working tree vs level 8 of {rev}, "
+            f"{args.games} games a rule set and time, {args.jobs} jobs",
+            flush=True,
+        )
         with ProcessPoolExecutor(args.jobs) as pool:
             for seconds in times:
                 tasks = {}
                 for variant in variants:
-                    openings = balanced_openings(get_rules(variant), (args.games + 1) // 2,
-                                                 args.seed)
+                    openings = balanced_openings(
+                        get_rules(variant), (args.games + 1) // 2, args.seed
+                    )
                     tasks[variant] = [
-                        pool.submit(game_vs_baseline, variant,
-                                    openings[(i // 2) % len(openings)], i % 2 == 0, seconds,
-                                    args.seed + i, folder)
-                        for i in range(args.games)]
+                        pool.submit(
+                            game_vs_baseline,
+                            variant,
+                            openings[(i // 2) % len(openings)],
+                            i % 2 == 0,
+                            seconds,
+                            args.seed + i,
+                            folder,
+                        )
+                        for i in range(args.games)
+                    ]
                 for variant in variants:
                     outcomes = [t.result() for t in tasks[variant]]
                     errors += [f"{variant} {seconds:g}s: {o.error}" for o in outcomes if o.error]
                     points = [o.points for o in outcomes if o.points is not None]
                     summary.setdefault(variant, {})[f"{seconds:g}"] = round(
-                        score_of(points).fraction, 3)
-                    print(outcome_line(f"{variant} {seconds:g}s/move: vs {rev}", outcomes,
-                                       rev), flush=True)
+                        score_of(points).fraction, 3
+                    )
+                    print(
+                        outcome_line(f"{variant} {seconds:g}s/move: vs {rev}", outcomes, rev),
+                        flush=True,
+                    )
     for e in errors[:10]:
         print(f"  error: {e}")
     print(f"elapsed {time.perf_counter() - started:.0f} s")
@@ -461,23 +496,38 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=40, help="games per rule set and time")
     parser.add_argument("--times", default="0.1,1", help="seconds per move vs py-draughts")
     parser.add_argument("--ladder-games", type=int, default=20, help="games per ladder step")
-    parser.add_argument("--ladder-budget", type=float, default=0.15,
-                        help="seconds a move for the higher level of a step, at most")
-    parser.add_argument("--variants", default=",".join(VARIANTS),
-                        help="rule sets to play (py-draughts plays only "
-                             f"{', '.join(PYD_VARIANTS)} of them)")
-    parser.add_argument("--ladder-steps", default="",
-                        help="higher levels of the steps to play, e.g. 7,8 (default: all)")
+    parser.add_argument(
+        "--ladder-budget",
+        type=float,
+        default=0.15,
+        help="seconds a move for the higher level of a step, at most",
+    )
+    parser.add_argument(
+        "--variants",
+        default=",".join(VARIANTS),
+        help=f"rule sets to play (py-draughts plays only {', '.join(PYD_VARIANTS)} of them)",
+    )
+    parser.add_argument(
+        "--ladder-steps",
+        default="",
+        help="higher levels of the steps to play, e.g. 7,8 (default: all)",
+    )
     parser.add_argument("--skip-ladder", action="store_true")
     parser.add_argument("--skip-pyd", action="store_true")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--pyd-python", default=None,
-                        help="interpreter with py-draughts (default: one made in the cache "
-                             "folder, ~/.cache/kondavo/pydraughts-venv)")
-    parser.add_argument("--baseline", metavar="REV",
-                        help="play level 8 of the working tree against level 8 of git "
-                             "revision REV instead (every --variants rule set, --times, "
-                             "--games); no py-draughts match, no ladder")
+    parser.add_argument(
+        "--pyd-python",
+        default=None,
+        help="interpreter with py-draughts (default: one made in the cache "
+        "folder, ~/.cache/kondavo/pydraughts-venv)",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="REV",
+        help="play level 8 of the working tree against level 8 of git "
+        "revision REV instead (every --variants rule set, --times, "
+        "--games); no py-draughts match, no ladder",
+    )
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     if args.quick:
@@ -487,14 +537,18 @@ def main(argv: list[str] | None = None) -> int:
     args.pyd_python = None if args.skip_pyd else pyd_python(args.pyd_python)
     times = [float(t) for t in args.times.split(",") if t]
     steps = [int(h) for h in args.ladder_steps.split(",") if h] or list(
-        range(MIN_LEVEL + 1, MAX_LEVEL + 1))
+        range(MIN_LEVEL + 1, MAX_LEVEL + 1)
+    )
     ladder_variants = [v for v in args.variants.split(",") if v]
     for v in ladder_variants:
         get_rules(v)  # an unknown rule set fails here, naming the known ones
     pyd_variants = [v for v in PYD_VARIANTS if v in ladder_variants]
     started = time.perf_counter()
-    print(f"strength: {'quick' if args.quick else 'full'} run, {args.jobs} jobs, "
-          f"py-draughts {'skipped' if args.skip_pyd else args.pyd_python}", flush=True)
+    print(
+        f"strength: {'quick' if args.quick else 'full'} run, {args.jobs} jobs, "
+        f"py-draughts {'skipped' if args.skip_pyd else args.pyd_python}",
+        flush=True,
+    )
 
     vs_pyd: dict[str, list[float]] = {v: [] for v in pyd_variants}
     disagreements: list[dict[str, Any]] = []
@@ -504,12 +558,22 @@ def main(argv: list[str] | None = None) -> int:
             for seconds in times:
                 tasks = []
                 for variant in pyd_variants:
-                    openings = balanced_openings(get_rules(variant), (args.games + 1) // 2,
-                                                 args.seed)
+                    openings = balanced_openings(
+                        get_rules(variant), (args.games + 1) // 2, args.seed
+                    )
                     for i in range(args.games):
                         opening = openings[(i // 2) % len(openings)]
-                        tasks.append(pool.submit(game_vs_pyd, variant, opening, i % 2 == 0,
-                                                 seconds, args.seed + i, args.pyd_python))
+                        tasks.append(
+                            pool.submit(
+                                game_vs_pyd,
+                                variant,
+                                opening,
+                                i % 2 == 0,
+                                seconds,
+                                args.seed + i,
+                                args.pyd_python,
+                            )
+                        )
                 by_variant: dict[str, list[GameOutcome]] = {v: [] for v in pyd_variants}
                 for task in tasks:
                     outcome = task.result()
@@ -521,33 +585,55 @@ def main(argv: list[str] | None = None) -> int:
                         if o.error:
                             errors.append(f"{variant} {seconds}s: {o.error}")
                     vs_pyd[variant] += [o.points for o in done if o.points is not None]
-                    print(outcome_line(f"{variant} {seconds:g}s/move: level 8 vs py-draughts",
-                                       by_variant[variant], "py-draughts"), flush=True)
+                    print(
+                        outcome_line(
+                            f"{variant} {seconds:g}s/move: level 8 vs py-draughts",
+                            by_variant[variant],
+                            "py-draughts",
+                        ),
+                        flush=True,
+                    )
             print(f"legal-move disagreements between the libraries: {len(disagreements)}")
             for d in disagreements[:10]:
-                print(f"  {d['variant']} {d['fen']}: only Kondavo {d['only_kondavo']}, "
-                      f"only py-draughts {d['only_py_draughts']}")
+                print(
+                    f"  {d['variant']} {d['fen']}: only Kondavo {d['only_kondavo']}, "
+                    f"only py-draughts {d['only_py_draughts']}"
+                )
             for e in errors[:10]:
                 print(f"  error: {e}")
             for variant in pyd_variants:
                 if vs_pyd[variant]:
-                    print(line(f"{variant} all times: level 8 vs py-draughts",
-                               score_of(vs_pyd[variant])))
+                    print(
+                        line(
+                            f"{variant} all times: level 8 vs py-draughts",
+                            score_of(vs_pyd[variant]),
+                        )
+                    )
 
         ladder: dict[str, list[float]] = {}
         if not args.skip_ladder:
             tasks2 = {}
             for variant in ladder_variants:
-                openings = balanced_openings(get_rules(variant),
-                                             (args.ladder_games + 1) // 2, args.seed)
+                openings = balanced_openings(
+                    get_rules(variant), (args.ladder_games + 1) // 2, args.seed
+                )
                 for high in steps:
                     for i in range(args.ladder_games):
                         opening = openings[(i // 2) % len(openings)]
                         high_white = i % 2 == 0
                         white, black = (high, high - 1) if high_white else (high - 1, high)
-                        tasks2[(variant, high, i)] = (high_white, pool.submit(
-                            ladder_game, variant, opening, white, black, args.seed + i,
-                            min(1.0, args.ladder_budget / get_level(high).think_time)))
+                        tasks2[(variant, high, i)] = (
+                            high_white,
+                            pool.submit(
+                                ladder_game,
+                                variant,
+                                opening,
+                                white,
+                                black,
+                                args.seed + i,
+                                min(1.0, args.ladder_budget / get_level(high).think_time),
+                            ),
+                        )
             for variant in ladder_variants:
                 ladder[variant] = []
                 for high in steps:
@@ -562,16 +648,13 @@ def main(argv: list[str] | None = None) -> int:
                         else:
                             score.losses += 1
                     ladder[variant].append(round(score.fraction, 3))
-                    print(line(f"{variant}: level {high} vs level {high - 1}", score),
-                          flush=True)
+                    print(line(f"{variant}: level {high} vs level {high - 1}", score), flush=True)
 
     for pipe in _DRIVERS.values():
         pipe.close()
     print(f"elapsed {time.perf_counter() - started:.0f} s")
     summary = {
-        "vs_py_draughts": {
-            v: round(sum(p) / len(p), 3) if p else None for v, p in vs_pyd.items()
-        },
+        "vs_py_draughts": {v: round(sum(p) / len(p), 3) if p else None for v, p in vs_pyd.items()},
         "ladder": ladder,
     }
     print(json.dumps(summary))

@@ -46,9 +46,16 @@ class PositionEval:
     nodes: int = 0
 
     def to_json(self) -> dict[str, object]:
-        return {"ply": self.ply, "white_to_move": self.white_to_move, "eval": self.eval,
-                "best": self.best, "pv": self.pv, "depth": self.depth, "nodes": self.nodes,
-                "win_in": win_in(self.eval)}
+        return {
+            "ply": self.ply,
+            "white_to_move": self.white_to_move,
+            "eval": self.eval,
+            "best": self.best,
+            "pv": self.pv,
+            "depth": self.depth,
+            "nodes": self.nodes,
+            "win_in": win_in(self.eval),
+        }
 
 
 def win_in(score: int) -> int | None:
@@ -91,8 +98,13 @@ def _positions_and_histories(
     return positions, histories
 
 
-def evaluate_positions(variant: str, start_fen: str | None, moves: list[str],
-                       plies: list[int], nodes: int = DEFAULT_NODES) -> list[dict[str, object]]:
+def evaluate_positions(
+    variant: str,
+    start_fen: str | None,
+    moves: list[str],
+    plies: list[int],
+    nodes: int = DEFAULT_NODES,
+) -> list[dict[str, object]]:
     """Process-pool entry point: the evaluations (``PositionEval.to_json``) of the
     positions after each of ``plies`` moves of the record, ``nodes`` nodes each."""
     rules = get_rules(variant)
@@ -105,8 +117,9 @@ def evaluate_positions(variant: str, start_fen: str | None, moves: list[str],
         if not position.legal_moves():
             # No legal move (or no piece left): the side to move has lost.
             white_to_move = position.turn == WHITE
-            found.append(PositionEval(ply, white_to_move, -WIN if white_to_move else WIN,
-                                      None).to_json())
+            found.append(
+                PositionEval(ply, white_to_move, -WIN if white_to_move else WIN, None).to_json()
+            )
             continue
         white_to_move = position.turn == WHITE
         # A forced move is answered at once by the search, with no look past it: look
@@ -125,11 +138,15 @@ def evaluate_positions(variant: str, start_fen: str | None, moves: list[str],
         result = searcher.search(position, history, SearchParams(node_limit=budget))
         score = result.score if position.turn == WHITE else -result.score
         line = forced + [str(move) for move in result.pv] or (
-            [str(result.move)] if result.move is not None else [])
+            [str(result.move)] if result.move is not None else []
+        )
         line = line[:PV_PLIES]
         best = line[0] if line else None
-        found.append(PositionEval(ply, white_to_move, score, best, line,
-                                  result.depth + len(forced), result.nodes).to_json())
+        found.append(
+            PositionEval(
+                ply, white_to_move, score, best, line, result.depth + len(forced), result.nodes
+            ).to_json()
+        )
     return found
 
 
@@ -158,11 +175,10 @@ def summary(judged: list[dict[str, object]], white_moves: list[bool]) -> dict[st
     """Per side: how many inaccuracies, mistakes and blunders, and the average loss."""
     sides: dict[str, object] = {}
     for side, white in (("white", True), ("black", False)):
-        losses = [int(str(j["loss"])) for j, w in zip(judged, white_moves, strict=True)
-                  if w == white]
-        verdicts = [j["judgement"] for j, w in zip(judged, white_moves, strict=True)
-                    if w == white]
+        losses = [
+            int(str(j["loss"])) for j, w in zip(judged, white_moves, strict=True) if w == white
+        ]
+        verdicts = [j["judgement"] for j, w in zip(judged, white_moves, strict=True) if w == white]
         counts = {name: verdicts.count(name) for name, _ in JUDGEMENTS}
-        sides[side] = {**counts,
-                       "average_loss": round(sum(losses) / len(losses)) if losses else 0}
+        sides[side] = {**counts, "average_loss": round(sum(losses) / len(losses)) if losses else 0}
     return sides

@@ -86,8 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("variant", help=variant_help)
     p.add_argument("depth", type=_depth)
     p.add_argument("--fen")
-    p.add_argument("--keep-duplicates", action="store_true",
-                   help="count capture paths with the same captured set in another order apart")
+    p.add_argument(
+        "--keep-duplicates",
+        action="store_true",
+        help="count capture paths with the same captured set in another order apart",
+    )
     p.set_defaults(run=cmd_perft)
     p = sub.add_parser("divide", help="perft below each legal move")
     p.add_argument("variant", help=variant_help)

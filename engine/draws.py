@@ -48,8 +48,9 @@ def few_vs_lone_king(pos: Position) -> bool:
 
 def three_vs_lone_king_on_long_diagonal(pos: Position) -> bool:
     found = _lone_king_against(pos)
-    return (found is not None and sum(found[0]) == 3
-            and bool(found[1] & pos.rules.board.long_diagonal))
+    return (
+        found is not None and sum(found[0]) == 3 and bool(found[1] & pos.rules.board.long_diagonal)
+    )
 
 
 def _kings_both_sides(pos: Position, low: int, high: int) -> bool:

@@ -121,8 +121,8 @@ class EndgameTable:
         n, w = int(count), int(width)
         raw = zlib.decompress(packed)
         vals = array("h")
-        vals.frombytes(raw[n * w:])
-        keys = (int.from_bytes(raw[i * w:(i + 1) * w], "little") for i in range(n))
+        vals.frombytes(raw[n * w :])
+        keys = (int.from_bytes(raw[i * w : (i + 1) * w], "little") for i in range(n))
         return cls(rules, int(pieces), dict(zip(keys, vals, strict=True)))
 
 
@@ -169,10 +169,12 @@ def rule_limit(rules: Rules) -> Callable[[int, int], int]:
     hold (a lone king against few pieces...), and of "no progress" when only kings are
     left (each move then counts). A win in more is scored a draw; a game's counts may
     have started earlier, which the table cannot know."""
-    conditions = [(MATERIAL_CONDITIONS[r.kind], r.plies) for r in rules.draw_rules
-                  if r.kind in MATERIAL_CONDITIONS]
-    no_progress = min((r.plies for r in rules.draw_rules if r.kind == "no_progress"),
-                      default=None)
+    conditions = [
+        (MATERIAL_CONDITIONS[r.kind], r.plies)
+        for r in rules.draw_rules
+        if r.kind in MATERIAL_CONDITIONS
+    ]
+    no_progress = min((r.plies for r in rules.draw_rules if r.kind == "no_progress"), default=None)
     never = 1 << 30
     seen: dict[int, int] = {}
 
@@ -276,7 +278,7 @@ def build(rules: Rules, pieces: int) -> EndgameTable:
             v = value[c]
             if v == HELD:
                 continue
-            for p in parents[start[c]:start[c + 1]]:
+            for p in parents[start[c] : start[c + 1]]:
                 if value[p] != UNKNOWN:
                     continue
                 if v < 0:  # the child is lost for its mover: the parent wins at d + 1
@@ -349,10 +351,13 @@ def _start_build(rules: Rules, pieces: int, path: Path) -> None:
             return  # another process is building it
         lock.write_text(str(os.getpid()))
         subprocess.Popen(
-            [sys.executable, "-m", "engine.endgame", "build", rules.id, "--pieces",
-             str(pieces)],
-            cwd=str(Path(__file__).resolve().parent.parent), start_new_session=True,
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [sys.executable, "-m", "engine.endgame", "build", rules.id, "--pieces", str(pieces)],
+            cwd=str(Path(__file__).resolve().parent.parent),
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
     except OSError:
         pass  # no cache folder to write: the search goes without a table
 
@@ -385,9 +390,11 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         table = build_and_save(rules, n)
         path = table_path(rules, n)
-        print(f"{v}: {n} pieces, {table.decisive} decisive positions, "
-              f"{time.perf_counter() - started:.1f} s, {path.stat().st_size} bytes -> {path}",
-              flush=True)
+        print(
+            f"{v}: {n} pieces, {table.decisive} decisive positions, "
+            f"{time.perf_counter() - started:.1f} s, {path.stat().st_size} bytes -> {path}",
+            flush=True,
+        )
     return 0
 
 

@@ -211,12 +211,23 @@ class Evaluator:
         # The tables are built once per rule set and weights (tens of thousands of sums).
         chunks = _CHUNK_CACHE.get((rules.id, w))
         if chunks is None:
-            packed = [{sq: (mid[side][sq] | end[side][sq] << FIELD | (sq in left) << 2 * FIELD
-                            | (sq in right) << 3 * FIELD) for sq in board.coords}
-                      for side in (0, 1)]
+            packed = [
+                {
+                    sq: (
+                        mid[side][sq]
+                        | end[side][sq] << FIELD
+                        | (sq in left) << 2 * FIELD
+                        | (sq in right) << 3 * FIELD
+                    )
+                    for sq in board.coords
+                }
+                for side in (0, 1)
+            ]
             bits = board.mask.bit_length()
-            chunks = _CHUNK_CACHE[(rules.id, w)] = (_chunks(packed[0], bits),
-                                                    _chunks(packed[1], bits))
+            chunks = _CHUNK_CACHE[(rules.id, w)] = (
+                _chunks(packed[0], bits),
+                _chunks(packed[1], bits),
+            )
         self.men_chunks = chunks
 
         self.score = self._scorer()
@@ -274,10 +285,22 @@ class Evaluator:
             # Men: blend of the middlegame and endgame tables by how many men are left.
             men = nwm + nbm
             if men:
-                ws = (t0[wm >> a0 & m0] + t1[wm >> a1 & m1] + t2[wm >> a2 & m2]
-                      + t3[wm >> a3 & m3] + t4[wm >> a4 & m4] + t5[wm >> a5 & m5])
-                bs = (u0[bm >> b0 & n0] + u1[bm >> b1 & n1] + u2[bm >> b2 & n2]
-                      + u3[bm >> b3 & n3] + u4[bm >> b4 & n4] + u5[bm >> b5 & n5])
+                ws = (
+                    t0[wm >> a0 & m0]
+                    + t1[wm >> a1 & m1]
+                    + t2[wm >> a2 & m2]
+                    + t3[wm >> a3 & m3]
+                    + t4[wm >> a4 & m4]
+                    + t5[wm >> a5 & m5]
+                )
+                bs = (
+                    u0[bm >> b0 & n0]
+                    + u1[bm >> b1 & n1]
+                    + u2[bm >> b2 & n2]
+                    + u3[bm >> b3 & n3]
+                    + u4[bm >> b4 & n4]
+                    + u5[bm >> b5 & n5]
+                )
                 mid = (ws & fm) - (bs & fm)
                 end = (ws >> FIELD & fm) - (bs >> FIELD & fm)
                 phase = men if men < start_total else start_total
@@ -294,8 +317,9 @@ class Evaluator:
 
                 # Balance: men spread evenly over both wings, while many are left.
                 if phase * 2 > start_total:
-                    bal = (abs((ws >> 2 * FIELD & fm) - (ws >> 3 * FIELD))
-                           - abs((bs >> 2 * FIELD & fm) - (bs >> 3 * FIELD)))
+                    bal = abs((ws >> 2 * FIELD & fm) - (ws >> 3 * FIELD)) - abs(
+                        (bs >> 2 * FIELD & fm) - (bs >> 3 * FIELD)
+                    )
                     score -= bal * balance
 
                 # Crowning threats (``Weights.crown_now``): men with a free crowning
@@ -305,11 +329,19 @@ class Evaluator:
                     w_one, w_two = _crowning(wm, empty & promo_w, empty, w_dirs)
                     b_one, b_two = _crowning(bm, empty & promo_b, empty, b_dirs)
                     if turn == 0:
-                        score += (crown_now * w_one + crown_two * w_two
-                                  - crown_next * b_one - crown_two_next * b_two)
+                        score += (
+                            crown_now * w_one
+                            + crown_two * w_two
+                            - crown_next * b_one
+                            - crown_two_next * b_two
+                        )
                     else:
-                        score += (crown_next * w_one + crown_two_next * w_two
-                                  - crown_now * b_one - crown_two * b_two)
+                        score += (
+                            crown_next * w_one
+                            + crown_two_next * w_two
+                            - crown_now * b_one
+                            - crown_two * b_two
+                        )
 
             if wk or bk:
                 for k, plane in kp_w:
@@ -322,8 +354,10 @@ class Evaluator:
                 total = nwm + nbm + nwk + nbk
                 score += lead * trade * (start_total - total) // trade_div
                 # A lone flying king holds a draw against a few pieces: damp the score.
-                if flying and ((lead > 0 and nbk == 1 and not nbm and nwm + nwk <= 3)
-                               or (lead < 0 and nwk == 1 and not nwm and nbm + nbk <= 3)):
+                if flying and (
+                    (lead > 0 and nbk == 1 and not nbm and nwm + nwk <= 3)
+                    or (lead < 0 and nwk == 1 and not nwm and nbm + nbk <= 3)
+                ):
                     score //= 4
 
             score = score if turn == 0 else -score
@@ -353,5 +387,6 @@ def evaluate(position: Position) -> int:
 
     A convenience that builds the evaluator each time; the search keeps its own.
     """
-    return Evaluator(position.rules).evaluate(position.white, position.black, position.kings,
-                                              position.turn)
+    return Evaluator(position.rules).evaluate(
+        position.white, position.black, position.kings, position.turn
+    )

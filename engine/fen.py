@@ -48,8 +48,9 @@ def parse_fen(rules: Rules, fen: object) -> Position:
         if head not in ("W", "B"):
             raise InvalidFenError(f"{fen!r}: each piece list starts with 'W' or 'B', not {f!r}")
         if head in lists:
-            raise InvalidFenError(f"{fen!r}: the {'White' if head == 'W' else 'Black'} pieces "
-                                  "are listed twice")
+            raise InvalidFenError(
+                f"{fen!r}: the {'White' if head == 'W' else 'Black'} pieces are listed twice"
+            )
         lists[head] = f[1:]
     if set(lists) != {"W", "B"}:
         raise InvalidFenError(f"{fen!r}: both a White ('W') and a Black ('B') list are needed")

@@ -61,8 +61,9 @@ class Reason(enum.StrEnum):
 
 
 class Game:
-    def __init__(self, rules: Rules, fen: str | None = None, *,
-                 automatic_draws: bool = True) -> None:
+    def __init__(
+        self, rules: Rules, fen: str | None = None, *, automatic_draws: bool = True
+    ) -> None:
         """``automatic_draws=False`` replays a record as it was played (a PDN import):
         a draw rule that fires is noted in ``draws_passed`` instead of ending the game,
         since real games go on past an unclaimed repetition and federations differ.
@@ -120,15 +121,17 @@ class Game:
     def play(self, move: Move | str) -> Move:
         """Play ``move`` (a Move or its text); returns the legal move played."""
         if self.status is Status.FINISHED:
-            raise GameOverError(f"the game is over ({self.reason.value if self.reason else ''}); "
-                                f"no more moves")
+            raise GameOverError(
+                f"the game is over ({self.reason.value if self.reason else ''}); no more moves"
+            )
         pos = self.position
         if isinstance(move, str):
             move = pos.parse_move(move)
         elif isinstance(move, Move):
             if move.rules != self.rules:
-                raise InvalidMoveError(f"{move!r} is a {move.rules.name_en} move, "
-                                       f"not a {self.rules.name_en} one")
+                raise InvalidMoveError(
+                    f"{move!r} is a {move.rules.name_en} move, not a {self.rules.name_en} one"
+                )
             legal = pos.legal_moves()
             # Usually one of these very moves (the server resolves a client's move
             # among them): found by identity, it needs no comparison by value.
@@ -139,8 +142,9 @@ class Game:
                 try:
                     move = legal[legal.index(move)]  # one scan: found, or illegal
                 except ValueError:
-                    raise IllegalMoveError(f"{str(move)!r} is illegal: "
-                                           f"{pos.explain_illegal(list(move.path))}") from None
+                    raise IllegalMoveError(
+                        f"{str(move)!r} is illegal: {pos.explain_illegal(list(move.path))}"
+                    ) from None
         else:
             raise InvalidMoveError(f"{move!r} is not a move")
         was_man = not (pos.kings >> move.start) & 1

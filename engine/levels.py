@@ -53,14 +53,24 @@ class Level:
     # Exact results of endings with few pieces (engine/endgame.py): level 8 only.
     endgame: bool = False
 
-    def params(self, seed: int | None = None, time_limit: float | None = None,
-               node_limit: int | None = None) -> SearchParams:
+    def params(
+        self,
+        seed: int | None = None,
+        time_limit: float | None = None,
+        node_limit: int | None = None,
+    ) -> SearchParams:
         """Search parameters for one move; ``time_limit`` can only shorten the budget."""
         budget = self.think_time if time_limit is None else min(self.think_time, time_limit)
-        return SearchParams(max_depth=self.max_depth, time_limit=max(0.01, budget),
-                            node_limit=node_limit, noise=self.noise, seed=seed,
-                            min_depth=self.min_depth, forward_pruning=self.forward_pruning,
-                            endgame=self.endgame)
+        return SearchParams(
+            max_depth=self.max_depth,
+            time_limit=max(0.01, budget),
+            node_limit=node_limit,
+            noise=self.noise,
+            seed=seed,
+            min_depth=self.min_depth,
+            forward_pruning=self.forward_pruning,
+            endgame=self.endgame,
+        )
 
 
 # The time-limited levels' floor: one ply past level 4's fixed depth.
@@ -91,14 +101,45 @@ LEVELS: dict[int, Level] = {
         # 6, Turkish 7 v 6 stayed at 64.2% over 144 games, as their short ladder times
         # (0.15 s against 0.06 s) often ended all three at that floor; with 6 and 7 it
         # scored 67.7% and 8 v 7 86.5% (48 games each, bench/strength.py).
-        Level(5, max_depth=MAX_DEPTH, think_time=0.2, noise=40, rating=1500,
-              name="Strong club", min_depth=_FLOOR),
-        Level(6, max_depth=MAX_DEPTH, think_time=0.5, noise=24, rating=1700, name="Expert",
-              min_depth=_FLOOR),
-        Level(7, max_depth=MAX_DEPTH, think_time=1.2, noise=12, rating=1850, name="Master",
-              min_depth=_FLOOR + 1, forward_pruning=True),
-        Level(8, max_depth=MAX_DEPTH, think_time=3.0, noise=0, rating=2000, name="Grandmaster",
-              min_depth=_FLOOR + 2, forward_pruning=True, endgame=True),
+        Level(
+            5,
+            max_depth=MAX_DEPTH,
+            think_time=0.2,
+            noise=40,
+            rating=1500,
+            name="Strong club",
+            min_depth=_FLOOR,
+        ),
+        Level(
+            6,
+            max_depth=MAX_DEPTH,
+            think_time=0.5,
+            noise=24,
+            rating=1700,
+            name="Expert",
+            min_depth=_FLOOR,
+        ),
+        Level(
+            7,
+            max_depth=MAX_DEPTH,
+            think_time=1.2,
+            noise=12,
+            rating=1850,
+            name="Master",
+            min_depth=_FLOOR + 1,
+            forward_pruning=True,
+        ),
+        Level(
+            8,
+            max_depth=MAX_DEPTH,
+            think_time=3.0,
+            noise=0,
+            rating=2000,
+            name="Grandmaster",
+            min_depth=_FLOOR + 2,
+            forward_pruning=True,
+            endgame=True,
+        ),
     )
 }
 MIN_LEVEL, MAX_LEVEL = min(LEVELS), max(LEVELS)
@@ -128,8 +169,9 @@ def get_level(level: int) -> Level:
     try:
         return LEVELS[int(level)]
     except (KeyError, TypeError, ValueError):
-        raise ValueError(f"level {level!r} does not exist: choose {MIN_LEVEL} to "
-                         f"{MAX_LEVEL}") from None
+        raise ValueError(
+            f"level {level!r} does not exist: choose {MIN_LEVEL} to {MAX_LEVEL}"
+        ) from None
 
 
 def think_time(level: int) -> float:
@@ -137,10 +179,15 @@ def think_time(level: int) -> float:
     return get_level(level).think_time
 
 
-def search_move(position: Position, level: int, seed: int | None = None,
-                time_limit: float | None = None, node_limit: int | None = None,
-                history: Iterable[tuple[int, int, int, int]] = (),
-                searcher: Searcher | None = None) -> SearchResult:
+def search_move(
+    position: Position,
+    level: int,
+    seed: int | None = None,
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    history: Iterable[tuple[int, int, int, int]] = (),
+    searcher: Searcher | None = None,
+) -> SearchResult:
     """The level's full search result (move, score, depth, nodes) for ``position``.
 
     ``searcher``: one ``Searcher`` kept for the moves of one game (and one rule set),
@@ -151,10 +198,14 @@ def search_move(position: Position, level: int, seed: int | None = None,
     return searcher.search(position, history, params)
 
 
-def choose_move(position: Position, level: int, seed: int | None = None,
-                time_limit: float | None = None,
-                history: Iterable[tuple[int, int, int, int]] = (),
-                searcher: Searcher | None = None) -> Move:
+def choose_move(
+    position: Position,
+    level: int,
+    seed: int | None = None,
+    time_limit: float | None = None,
+    history: Iterable[tuple[int, int, int, int]] = (),
+    searcher: Searcher | None = None,
+) -> Move:
     """The move the computer at ``level`` plays; ``ValueError`` if there is none."""
     result = search_move(position, level, seed, time_limit, None, history, searcher)
     if result.move is None:
@@ -162,16 +213,23 @@ def choose_move(position: Position, level: int, seed: int | None = None,
     return result.move
 
 
-def choose_move_fen(variant: str, fen: str, level: int, seed: int | None = None,
-                    time_limit: float | None = None) -> str:
+def choose_move_fen(
+    variant: str, fen: str, level: int, seed: int | None = None, time_limit: float | None = None
+) -> str:
     """Process-pool entry point: the chosen move's full path in the rule set's notation
     (``"11x18x25"``, ``"c3-d4"``), which ``Position.parse_move`` reads back exactly."""
     rules = get_rules(variant)
     return str(choose_move(Position.from_fen(rules, fen), level, seed, time_limit))
 
 
-def choose_move_game(variant: str, start_fen: str | None, moves: list[str], level: int,
-                     seed: int | None = None, time_limit: float | None = None) -> str:
+def choose_move_game(
+    variant: str,
+    start_fen: str | None,
+    moves: list[str],
+    level: int,
+    seed: int | None = None,
+    time_limit: float | None = None,
+) -> str:
     """Like ``choose_move_fen`` for a game in progress: replays ``moves`` from
     ``start_fen`` (None: the start position) so the search knows which positions
     already occurred and treats a return to them as the draw it may become."""
@@ -179,8 +237,11 @@ def choose_move_game(variant: str, start_fen: str | None, moves: list[str], leve
     game = Game.replay(rules, start_fen, moves)
     if game.is_over:
         raise ValueError(f"the game is over ({game.reason}); no move to choose")
-    return str(choose_move(game.position, level, seed, time_limit, game_history(game),
-                           kept_searcher(rules, level)))
+    return str(
+        choose_move(
+            game.position, level, seed, time_limit, game_history(game), kept_searcher(rules, level)
+        )
+    )
 
 
 def game_history(game: Game) -> list[tuple[int, int, int, int]]:
@@ -195,4 +256,3 @@ def game_history(game: Game) -> list[tuple[int, int, int, int]]:
             keys.append(pos.key())
         pos = pos.play(m)
     return keys
-

@@ -47,13 +47,15 @@ DRAW_PLIES = 10
 # --- openings -------------------------------------------------------------------------
 
 
-def balanced_openings(rules: Rules, count: int, seed: int = 0, plies: int = 4,
-                      margin: int = 35, depth: int = 5) -> list[list[str]]:
+def balanced_openings(
+    rules: Rules, count: int, seed: int = 0, plies: int = 4, margin: int = 35, depth: int = 5
+) -> list[list[str]]:
     """``count`` distinct openings of ``plies`` random moves that a ``depth``-ply search
     scores within ``margin`` hundredths of a man of equality."""
     rng = random.Random(seed)
-    searcher = Searcher(rules, SearchParams(max_depth=depth, reductions=False,
-                                            forward_pruning=False))
+    searcher = Searcher(
+        rules, SearchParams(max_depth=depth, reductions=False, forward_pruning=False)
+    )
     found: list[list[str]] = []
     seen: set[tuple[int, int, int, int]] = set()
     tries = 0
@@ -83,8 +85,12 @@ def balanced_openings(rules: Rules, count: int, seed: int = 0, plies: int = 4,
 class Adjudicator:
     """Watches a match game ply by ply and calls a hopeless or dead position early."""
 
-    def __init__(self, lead: int = ADJUDICATE_LEAD, plies: int = ADJUDICATE_PLIES,
-                 draw_plies: int = DRAW_PLIES) -> None:
+    def __init__(
+        self,
+        lead: int = ADJUDICATE_LEAD,
+        plies: int = ADJUDICATE_PLIES,
+        draw_plies: int = DRAW_PLIES,
+    ) -> None:
         self.lead, self.plies, self.draw_plies = lead, plies, draw_plies
         self._leader: Color | None = None
         self._run = 0
@@ -108,8 +114,11 @@ class Adjudicator:
         self._level_run = self._level_run + 1 if level else 0
         if self._level_run >= self.draw_plies:
             return Result.DRAW
-        self._run = self._run + 1 if leader is not None and leader is self._leader else (
-            1 if leader is not None else 0)
+        self._run = (
+            self._run + 1
+            if leader is not None and leader is self._leader
+            else (1 if leader is not None else 0)
+        )
         self._leader = leader
         if self._run >= self.plies:
             return Result.WHITE_WINS if leader is Color.WHITE else Result.BLACK_WINS
@@ -127,10 +136,17 @@ class GameRecord:
     notation: tuple[str, ...]
 
 
-def play_game(variant: str, opening: Iterable[str], white_level: int, black_level: int,
-              time_limit: float | None = None, seed: int = 0,
-              node_limit: int | None = None, time_scale: float = 1.0,
-              adjudicate: bool = True) -> GameRecord:
+def play_game(
+    variant: str,
+    opening: Iterable[str],
+    white_level: int,
+    black_level: int,
+    time_limit: float | None = None,
+    seed: int = 0,
+    node_limit: int | None = None,
+    time_scale: float = 1.0,
+    adjudicate: bool = True,
+) -> GameRecord:
     """One engine game from ``opening`` (moves in notation); picklable arguments only.
 
     Each side thinks its level's time times ``time_scale``, at most ``time_limit``.
@@ -149,9 +165,15 @@ def play_game(variant: str, opening: Iterable[str], white_level: int, black_leve
         budget = get_level(level).think_time * time_scale
         if time_limit is not None:
             budget = min(budget, time_limit)
-        result = search_move(pos, level, seed=seed * 1000 + len(game.moves),
-                             time_limit=budget, node_limit=node_limit, history=history,
-                             searcher=searchers[pos.turn])
+        result = search_move(
+            pos,
+            level,
+            seed=seed * 1000 + len(game.moves),
+            time_limit=budget,
+            node_limit=node_limit,
+            history=history,
+            searcher=searchers[pos.turn],
+        )
         assert result.move is not None
         if pos.is_irreversible(result.move):
             history.clear()
@@ -169,8 +191,9 @@ def play_game(variant: str, opening: Iterable[str], white_level: int, black_leve
         res, reason = verdict, "adjudicated"
     else:
         res, reason = Result.DRAW, "adjudicated: too long"
-    return GameRecord(opening, white_level, black_level, res, reason, len(game.moves),
-                      tuple(game.notation))
+    return GameRecord(
+        opening, white_level, black_level, res, reason, len(game.moves), tuple(game.notation)
+    )
 
 
 @dataclass
@@ -207,16 +230,17 @@ class Score:
         if not n:
             return 0.0, 0.0
         s = self.fraction
-        var = (self.wins * (1 - s) ** 2 + self.draws * (0.5 - s) ** 2
-               + self.losses * s ** 2) / n
+        var = (self.wins * (1 - s) ** 2 + self.draws * (0.5 - s) ** 2 + self.losses * s**2) / n
         margin = 1.96 * math.sqrt(var / n)
         lo, hi = elo_difference(s - margin), elo_difference(s + margin)
         return elo_difference(s), (hi - lo) / 2
 
     def __str__(self) -> str:
         diff, err = self.elo()
-        return (f"+{self.wins} ={self.draws} -{self.losses}  {self.points:g}/{self.games} "
-                f"({100 * self.fraction:.1f}%)  Elo {diff:+.0f} ± {err:.0f}")
+        return (
+            f"+{self.wins} ={self.draws} -{self.losses}  {self.points:g}/{self.games} "
+            f"({100 * self.fraction:.1f}%)  Elo {diff:+.0f} ± {err:.0f}"
+        )
 
 
 def elo_difference(score: float) -> float:
@@ -225,10 +249,18 @@ def elo_difference(score: float) -> float:
     return -400 * math.log10(1 / s - 1) + 0.0  # + 0.0: no "-0"
 
 
-def run_match(variant: str, a: int, b: int, games: int, time_limit: float | None = None,
-              seed: int = 0, jobs: int = 1, node_limit: int | None = None,
-              progress: Callable[[int, GameRecord, Score], None] | None = None,
-              time_scale: float = 1.0) -> Score:
+def run_match(
+    variant: str,
+    a: int,
+    b: int,
+    games: int,
+    time_limit: float | None = None,
+    seed: int = 0,
+    jobs: int = 1,
+    node_limit: int | None = None,
+    progress: Callable[[int, GameRecord, Score], None] | None = None,
+    time_scale: float = 1.0,
+) -> Score:
     """Level ``a`` against level ``b``: ``games`` games, colours alternating per opening."""
     rules = get_rules(variant)
     openings = balanced_openings(rules, (games + 1) // 2, seed)
@@ -237,8 +269,12 @@ def run_match(variant: str, a: int, b: int, games: int, time_limit: float | None
         opening = openings[(i // 2) % len(openings)]
         a_white = i % 2 == 0
         white, black = (a, b) if a_white else (b, a)
-        tasks.append(((variant, opening, white, black, time_limit, seed + i, node_limit,
-                       time_scale), a_white))
+        tasks.append(
+            (
+                (variant, opening, white, black, time_limit, seed + i, node_limit, time_scale),
+                a_white,
+            )
+        )
     score = Score()
     if jobs <= 1:
         for i, (args, a_white) in enumerate(tasks):
@@ -260,17 +296,24 @@ def run_match(variant: str, a: int, b: int, games: int, time_limit: float | None
 # --- terminal play --------------------------------------------------------------------
 
 
-def play_terminal(variant: str, level: int = 3, fen: str | None = None,
-                  color: str | None = None, seed: int | None = None,
-                  read: Callable[[str], str] = input,
-                  write: Callable[[str], None] = print) -> int:
+def play_terminal(
+    variant: str,
+    level: int = 3,
+    fen: str | None = None,
+    color: str | None = None,
+    seed: int | None = None,
+    read: Callable[[str], str] = input,
+    write: Callable[[str], None] = print,
+) -> int:
     """A game against the computer on the terminal; returns an exit code."""
     rules = get_rules(variant)
     get_level(level)
     game = Game(rules, fen)
     human = Color(color) if color else game.side_to_move
-    write(f"{rules.name_en}, you play {human}, the computer level {level}. "
-          "Type a move ('11-15', '22x15'), 'moves', 'undo' or 'quit'.")
+    write(
+        f"{rules.name_en}, you play {human}, the computer level {level}. "
+        "Type a move ('11-15', '22x15'), 'moves', 'undo' or 'quit'."
+    )
     history: list[tuple[int, int, int, int]] = []
     while not game.is_over:
         pos = game.position
@@ -299,12 +342,15 @@ def play_terminal(variant: str, level: int = 3, fen: str | None = None,
                 continue
         else:
             t0 = time.perf_counter()
-            result = search_move(pos, level, seed=None if seed is None else seed + len(game.moves),
-                                 history=history)
+            result = search_move(
+                pos, level, seed=None if seed is None else seed + len(game.moves), history=history
+            )
             assert result.move is not None
             move = game.play(result.move)
-            write(f"computer plays {move}  (depth {result.depth}, {result.nodes} nodes, "
-                  f"{time.perf_counter() - t0:.1f}s)")
+            write(
+                f"computer plays {move}  (depth {result.depth}, {result.nodes} nodes, "
+                f"{time.perf_counter() - t0:.1f}s)"
+            )
         if pos.is_irreversible(move):
             history.clear()
         else:
@@ -323,8 +369,9 @@ def play_terminal(variant: str, level: int = 3, fen: str | None = None,
 def _level(text: str) -> int:
     n = int(text)
     if not MIN_LEVEL <= n <= MAX_LEVEL:
-        raise argparse.ArgumentTypeError(f"level {n} does not exist: choose {MIN_LEVEL} to "
-                                         f"{MAX_LEVEL}")
+        raise argparse.ArgumentTypeError(
+            f"level {n} does not exist: choose {MIN_LEVEL} to {MAX_LEVEL}"
+        )
     return n
 
 
@@ -335,15 +382,29 @@ def _cmd_play(args: argparse.Namespace) -> int:
 def _cmd_match(args: argparse.Namespace) -> int:
     def progress(i: int, record: GameRecord, score: Score) -> None:
         if not args.quiet:
-            print(f"game {i + 1:3d}: {' '.join(record.opening):24s} "
-                  f"L{record.white_level}-L{record.black_level} {record.result.pdn:8s} "
-                  f"{record.reason:16s} {record.plies:3d} plies   {score}", flush=True)
+            print(
+                f"game {i + 1:3d}: {' '.join(record.opening):24s} "
+                f"L{record.white_level}-L{record.black_level} {record.result.pdn:8s} "
+                f"{record.reason:16s} {record.plies:3d} plies   {score}",
+                flush=True,
+            )
 
     start = time.perf_counter()
-    score = run_match(args.variant, args.a, args.b, args.games, args.time, args.seed,
-                      args.jobs, progress=progress, time_scale=args.time_scale)
-    print(f"{args.variant}: level {args.a} vs level {args.b}: {score}  "
-          f"[{time.perf_counter() - start:.0f}s]")
+    score = run_match(
+        args.variant,
+        args.a,
+        args.b,
+        args.games,
+        args.time,
+        args.seed,
+        args.jobs,
+        progress=progress,
+        time_scale=args.time_scale,
+    )
+    print(
+        f"{args.variant}: level {args.a} vs level {args.b}: {score}  "
+        f"[{time.perf_counter() - start:.0f}s]"
+    )
     return 0
 
 
@@ -359,8 +420,9 @@ def add_subcommands(subparsers: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("variant", choices=variants)
     p.add_argument("--level", type=_level, default=3, help="computer level 1-8 (default 3)")
     p.add_argument("--fen", help="start from this position")
-    p.add_argument("--color", choices=["white", "black"],
-                   help="your colour (default: the side to move first)")
+    p.add_argument(
+        "--color", choices=["white", "black"], help="your colour (default: the side to move first)"
+    )
     p.add_argument("--seed", type=int, help="make the computer's choices reproducible")
     p.set_defaults(run=_cmd_play, func=_cmd_play)
 
@@ -370,8 +432,12 @@ def add_subcommands(subparsers: argparse._SubParsersAction[_Parser]) -> None:
     m.add_argument("--b", type=_level, required=True, help="level of engine B")
     m.add_argument("--games", type=int, default=10, help="number of games (default 10)")
     m.add_argument("--time", type=float, help="cap on seconds per move for both sides")
-    m.add_argument("--time-scale", type=float, default=1.0,
-                   help="multiply each level's think time (0.25: a quicker match)")
+    m.add_argument(
+        "--time-scale",
+        type=float,
+        default=1.0,
+        help="multiply each level's think time (0.25: a quicker match)",
+    )
     m.add_argument("--seed", type=int, default=0, help="seed of openings and play")
     m.add_argument("--jobs", type=int, default=1, help="games played in parallel")
     m.add_argument("--quiet", action="store_true", help="print only the final score")

@@ -31,9 +31,9 @@ def has_capture(t: Tables, own: int, opp: int, kings: int, turn: int) -> bool:
         victims = opp if t.men_capture_kings else opp & ~kings
         for d in t.capture_dirs[turn]:
             if d > 0:
-                if ((((men << d) & victims) << d) & empty):
+                if (((men << d) & victims) << d) & empty:
                     return True
-            elif ((((men >> -d) & victims) >> -d) & empty):
+            elif (((men >> -d) & victims) >> -d) & empty:
                 return True
     own_kings = own & kings
     if own_kings:
@@ -80,8 +80,18 @@ def capture_sequences(t: Tables, own: int, opp: int, kings: int, turn: int) -> l
     return out
 
 
-def _man_search(t: Tables, sq: int, turn: int, path: list[int], caps: list[int], occ: int,
-                alive: int, kings: int, out: list[Sequence], last_d: int) -> bool:
+def _man_search(
+    t: Tables,
+    sq: int,
+    turn: int,
+    path: list[int],
+    caps: list[int],
+    occ: int,
+    alive: int,
+    kings: int,
+    out: list[Sequence],
+    last_d: int,
+) -> bool:
     extended = False
     promotion = t.promotion[turn]
     for d, victim, land in t.man_jumps[turn][sq]:
@@ -102,11 +112,13 @@ def _man_search(t: Tables, sq: int, turn: int, path: list[int], caps: list[int],
                 out.append((tuple(path), tuple(caps), True, False))
             # Russian: crowned at once, the capture goes on as a king.
             elif t.flying:
-                if not _flying_king_search(t, land, path, caps, new_occ, new_alive, kings, out,
-                                           d, False, True):
+                if not _flying_king_search(
+                    t, land, path, caps, new_occ, new_alive, kings, out, d, False, True
+                ):
                     out.append((tuple(path), tuple(caps), True, False))
-            elif not _short_king_search(t, land, path, caps, new_occ, new_alive, kings, out,
-                                        d, False, True):
+            elif not _short_king_search(
+                t, land, path, caps, new_occ, new_alive, kings, out, d, False, True
+            ):
                 out.append((tuple(path), tuple(caps), True, False))
         elif not _man_search(t, land, turn, path, caps, new_occ, new_alive, kings, out, d):
             # FMJD 5.3: a man passing the last row is crowned only if it ends there.
@@ -116,9 +128,19 @@ def _man_search(t: Tables, sq: int, turn: int, path: list[int], caps: list[int],
     return extended
 
 
-def _short_king_search(t: Tables, sq: int, path: list[int], caps: list[int], occ: int,
-                       alive: int, kings: int, out: list[Sequence], last_d: int,
-                       with_king: bool, promoted: bool) -> bool:
+def _short_king_search(
+    t: Tables,
+    sq: int,
+    path: list[int],
+    caps: list[int],
+    occ: int,
+    alive: int,
+    kings: int,
+    out: list[Sequence],
+    last_d: int,
+    with_king: bool,
+    promoted: bool,
+) -> bool:
     extended = False
     for d, victim, land in t.king_jumps[sq]:
         if t.no_turning_back and d == -last_d:
@@ -130,17 +152,28 @@ def _short_king_search(t: Tables, sq: int, path: list[int], caps: list[int], occ
         new_occ = occ & ~vb if t.removed_at_once else occ
         path.append(land)
         caps.append(victim)
-        if not _short_king_search(t, land, path, caps, new_occ, alive & ~vb, kings, out, d,
-                                  with_king, promoted):
+        if not _short_king_search(
+            t, land, path, caps, new_occ, alive & ~vb, kings, out, d, with_king, promoted
+        ):
             out.append((tuple(path), tuple(caps), promoted, with_king))
         path.pop()
         caps.pop()
     return extended
 
 
-def _flying_king_search(t: Tables, sq: int, path: list[int], caps: list[int], occ: int,
-                        alive: int, kings: int, out: list[Sequence], last_d: int,
-                        with_king: bool, promoted: bool) -> bool:
+def _flying_king_search(
+    t: Tables,
+    sq: int,
+    path: list[int],
+    caps: list[int],
+    occ: int,
+    alive: int,
+    kings: int,
+    out: list[Sequence],
+    last_d: int,
+    with_king: bool,
+    promoted: bool,
+) -> bool:
     extended = False
     for d, ray in t.king_rays[sq]:
         if t.no_turning_back and d == -last_d:
@@ -166,8 +199,9 @@ def _flying_king_search(t: Tables, sq: int, path: list[int], caps: list[int], oc
         while j < n and not (new_occ >> ray[j]) & 1:
             land = ray[j]
             path.append(land)
-            if _flying_king_search(t, land, path, caps, new_occ, new_alive, kings, out, d,
-                                   with_king, promoted):
+            if _flying_king_search(
+                t, land, path, caps, new_occ, new_alive, kings, out, d, with_king, promoted
+            ):
                 goes_on = True
             elif not goes_on:
                 dead_ends.append(tuple(path))
@@ -219,8 +253,9 @@ def apply_precedence(t: Tables, seqs: list[Sequence], kings: int) -> list[Sequen
     return [s for s, k in zip(seqs, keys, strict=True) if k == best]
 
 
-def capture_moves(t: Tables, own: int, opp: int, kings: int, turn: int,
-                  keep_duplicates: bool = False) -> list[Move]:
+def capture_moves(
+    t: Tables, own: int, opp: int, kings: int, turn: int, keep_duplicates: bool = False
+) -> list[Move]:
     seqs = apply_precedence(t, capture_sequences(t, own, opp, kings, turn), kings)
     rules = t.rules
     moves: dict[tuple[int, int, int | tuple[int, ...]], Move] = {}
@@ -293,15 +328,17 @@ def count_quiet_moves(t: Tables, own: int, opp: int, kings: int, turn: int) -> i
     return n
 
 
-def legal_moves(t: Tables, own: int, opp: int, kings: int, turn: int,
-                keep_duplicates: bool = False) -> list[Move]:
+def legal_moves(
+    t: Tables, own: int, opp: int, kings: int, turn: int, keep_duplicates: bool = False
+) -> list[Move]:
     if has_capture(t, own, opp, kings, turn):
         return capture_moves(t, own, opp, kings, turn, keep_duplicates)
     return quiet_moves(t, own, opp, kings, turn)
 
 
-def count_legal_moves(t: Tables, own: int, opp: int, kings: int, turn: int,
-                      keep_duplicates: bool = False) -> int:
+def count_legal_moves(
+    t: Tables, own: int, opp: int, kings: int, turn: int, keep_duplicates: bool = False
+) -> int:
     if has_capture(t, own, opp, kings, turn):
         return len(capture_moves(t, own, opp, kings, turn, keep_duplicates))
     return count_quiet_moves(t, own, opp, kings, turn)

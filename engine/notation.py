@@ -64,8 +64,9 @@ def move_along(pos: Position, path: list[int], text: str | None = None) -> Move:
     shown = text if text is not None else "-".join(pos.rules.square_name(s) for s in path)
     if candidates:
         listed = ", ".join(str(m) for m in candidates)
-        raise AmbiguousMoveError(f"{shown!r} matches several legal moves: {listed}; give the "
-                                 "full path")
+        raise AmbiguousMoveError(
+            f"{shown!r} matches several legal moves: {listed}; give the full path"
+        )
     if not legal:
         raise IllegalMoveError(f"{shown!r}: {pos.side_to_move} has no legal move; the game is over")
     reason = pos.explain_illegal(path)

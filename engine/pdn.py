@@ -36,8 +36,18 @@ from .rules import Color, Rules
 from .variants import VARIANTS
 
 _MAX_LEN = 10_000_000
-_TAG_ORDER = ("Event", "Site", "Date", "Round", "White", "Black", "Result", "GameType",
-              "SetUp", "FEN")
+_TAG_ORDER = (
+    "Event",
+    "Site",
+    "Date",
+    "Round",
+    "White",
+    "Black",
+    "Result",
+    "GameType",
+    "SetUp",
+    "FEN",
+)
 # Tags the writer sets from the game itself; a tag of the same name passed in is replaced.
 _WRITTEN_FROM_GAME = ("Result", "GameType", "SetUp", "FEN")
 # The Italian federation's files name their result tag in Italian.
@@ -78,8 +88,13 @@ def read_pdn_games(text: str, rules: Rules | None = None) -> Iterator[PdnGame]:
     _check_text(text)
     for written in split_games(text):
         if written.error is not None:
-            yield PdnGame(written.index, written.line, written.tags, None,
-                          _root_cause(written, rules) or written.error)
+            yield PdnGame(
+                written.index,
+                written.line,
+                written.tags,
+                None,
+                _root_cause(written, rules) or written.error,
+            )
             continue
         notes: list[str] = []
         try:
@@ -144,9 +159,11 @@ def result_from_pdn(text: str, rules: Rules) -> Result | None:
         return Result.win_for(first)
     if mark in ("0-1", "0-2"):
         return Result.win_for(second)
-    raise PdnTagError(f"{text!r} is not a PDN result: write 2-0, 1-1 or 0-2 (or 1-0, "
-                      "1/2-1/2 or 0-1), the first player's score first, 0-0 when both "
-                      "lost, or * when unknown")
+    raise PdnTagError(
+        f"{text!r} is not a PDN result: write 2-0, 1-1 or 0-2 (or 1-0, "
+        "1/2-1/2 or 0-1), the first player's score first, 0-0 when both "
+        "lost, or * when unknown"
+    )
 
 
 def result_to_pdn(result: Result | None, rules: Rules) -> str:
@@ -159,8 +176,13 @@ def result_to_pdn(result: Result | None, rules: Rules) -> str:
     return f"{win}-0" if result is Result.win_for(rules.first_to_move) else f"0-{win}"
 
 
-def replay(written: GameText, rules: Rules | None = None,
-           notes: list[str] | None = None, *, only_default: bool = False) -> Game:
+def replay(
+    written: GameText,
+    rules: Rules | None = None,
+    notes: list[str] | None = None,
+    *,
+    only_default: bool = False,
+) -> Game:
     """Replay one game's moves (automatic draws noted, not applied); ``game.tags`` holds
     its tags. Raises a narrow ``InvalidPdnError`` naming the line. What was read
     leniently is added to ``notes``. A GameType tag naming other rules than ``rules``
@@ -172,8 +194,10 @@ def replay(written: GameText, rules: Rules | None = None,
         except PdnTagError as e:
             raise PdnTagError(e.reason, lines["GameType"]) from None
         if rules is not None and found != rules and not only_default:
-            raise PdnTagError(f"GameType {tags['GameType']!r} is {found.name_en}, "
-                              f"not {rules.name_en}", lines["GameType"])
+            raise PdnTagError(
+                f"GameType {tags['GameType']!r} is {found.name_en}, not {rules.name_en}",
+                lines["GameType"],
+            )
         rules = found
     elif rules is None:
         rules = VARIANTS["international"]  # PDN's default GameType is 20
@@ -183,13 +207,15 @@ def replay(written: GameText, rules: Rules | None = None,
     game = _start(written, rules, moves, notes)
     for i, token in enumerate(moves):
         if game.is_over:
-            raise PdnMoveError(f"move {_label(game)} {token.written!r} comes after the game "
-                               f"ended ({game.reason.value if game.reason else ''})",
-                               token.line)
+            raise PdnMoveError(
+                f"move {_label(game)} {token.written!r} comes after the game "
+                f"ended ({game.reason.value if game.reason else ''})",
+                token.line,
+            )
         try:
             game.play(token.text)
         except AmbiguousMoveError:
-            game.play(_choose_capture(game, token, moves[i + 1:], recorded))
+            game.play(_choose_capture(game, token, moves[i + 1 :], recorded))
         except EngineError as e:
             raise PdnMoveError(f"move {_label(game)} {token.written!r}: {e}", token.line) from None
     if recorded is not None and not game.is_over:
@@ -218,15 +244,16 @@ def _recorded_result(written: GameText, rules: Rules, notes: list[str]) -> Resul
     if marks and marks[-1].text != "*":
         mark = result_from_pdn(marks[-1].text, rules)
         if tag_name is not None and mark is not tag_result:
-            notes.append(f"line {marks[-1].line}: the {tag_name} tag says "
-                         f"{written.tags[tag_name]!r}, the moves end with {marks[-1].text!r}: "
-                         "read as the moves say")
+            notes.append(
+                f"line {marks[-1].line}: the {tag_name} tag says "
+                f"{written.tags[tag_name]!r}, the moves end with {marks[-1].text!r}: "
+                "read as the moves say"
+            )
         return mark
     return tag_result
 
 
-def _start(written: GameText, rules: Rules, moves: list[Token],
-           notes: list[str]) -> Game:
+def _start(written: GameText, rules: Rules, moves: list[Token], notes: list[str]) -> Game:
     """The game at the record's start: its FEN tag (with a known or a guessed side to
     move), else the rule set's start position."""
     fen = written.tags.get("FEN", "").strip().strip('"').strip()
@@ -273,8 +300,10 @@ def _game_from_fen(rules: Rules, fen: str, line: int | None, notes: list[str]) -
             pass
         else:
             kings = "a king" if len(stranded) == 1 else "kings"
-            notes.append(f"line {line}: the FEN tag lists a man on its crowning row "
-                         f"({', '.join(stranded)}): read as {kings}")
+            notes.append(
+                f"line {line}: the FEN tag lists a man on its crowning row "
+                f"({', '.join(stranded)}): read as {kings}"
+            )
             return game
     raise PdnTagError(f"the FEN tag is wrong: {error}", line) from None
 
@@ -319,8 +348,7 @@ def _label(game: Game) -> str:
     return f"{ply // 2 + 1}{'.' if ply % 2 == 0 else '...'}"
 
 
-def _choose_capture(game: Game, token: Token, rest: list[Token],
-                    recorded: Result | None) -> Move:
+def _choose_capture(game: Game, token: Token, rest: list[Token], recorded: Result | None) -> Move:
     """A short capture naming several captures that take different pieces: the one the
     rest of the record fits (its next moves, then its result), when only one does."""
     pos = game.position
@@ -334,15 +362,19 @@ def _choose_capture(game: Game, token: Token, rest: list[Token],
         ending = [m for m in fitting if _ends_as(after[id(m)], recorded)]
         if len(ending) == 1:
             return ending[0]
-    names = " and ".join(f"{m} (taking {', '.join(pos.rules.square_name(s) for s in m.captured)})"
-                         for m in (fitting or candidates))
+    names = " and ".join(
+        f"{m} (taking {', '.join(pos.rules.square_name(s) for s in m.captured)})"
+        for m in (fitting or candidates)
+    )
     if not rest:
         why = "no move follows, and the result does not tell which"
     else:
         fit = "both" if fitting else "neither"
         why = f"the moves after it, from {rest[0].written!r}, fit {fit}"
-    raise PdnAmbiguousMoveError(f"move {_label(game)} {token.written!r} matches {names}; {why}: "
-                                "write the full path", token.line)
+    raise PdnAmbiguousMoveError(
+        f"move {_label(game)} {token.written!r} matches {names}; {why}: write the full path",
+        token.line,
+    )
 
 
 def _captures_named(pos: Position, text: str) -> list[Move]:
@@ -371,7 +403,7 @@ def _replay_rest(game: Game, move: Move, rest: list[Token], depth: int = 0) -> G
             if depth >= 3:
                 return trial  # legal so far; that capture is resolved in its turn
             for inner in _captures_named(trial.position, token.text):
-                ended = _replay_rest(trial, inner, rest[i + 1:], depth + 1)
+                ended = _replay_rest(trial, inner, rest[i + 1 :], depth + 1)
                 if ended is not None:
                     return ended
             return None
@@ -436,10 +468,14 @@ def round_trips(game: Game) -> bool:
         again = read_pdn(write_pdn(game, tags), game.rules)
     except InvalidPdnError:
         return False
-    return (again.rules == game.rules and again.start_fen == game.start_fen
-            and again.notation == game.notation and again.result == game.result
-            and again.draws_passed == game.draws_passed
-            and _kept(again.tags) == _kept(tags))  # type: ignore[attr-defined]
+    return (
+        again.rules == game.rules
+        and again.start_fen == game.start_fen
+        and again.notation == game.notation
+        and again.result == game.result
+        and again.draws_passed == game.draws_passed
+        and _kept(again.tags) == _kept(tags)  # type: ignore[attr-defined]
+    )
 
 
 def _kept(tags: dict[str, str]) -> dict[str, str]:

@@ -52,12 +52,13 @@ class Tally:
     def summary(self) -> str:
         refused = sum(self.refused.values())
         reasons = ", ".join(f"{kind} {n}" for kind, n in self.refused.most_common())
-        return (f"{self.games} games: {self.read} read, {self.plies} plies replayed, "
-                f"{refused} refused{f' ({reasons})' if reasons else ''}, "
-                f"{self.round_trips} of {self.read} round trips equal, "
-                f"{self.draws_passed} played on past one of our automatic draws"
-                + (f", {self.notes} notes on what was read leniently"
-                   if self.notes else ""))
+        return (
+            f"{self.games} games: {self.read} read, {self.plies} plies replayed, "
+            f"{refused} refused{f' ({reasons})' if reasons else ''}, "
+            f"{self.round_trips} of {self.read} round trips equal, "
+            f"{self.draws_passed} played on past one of our automatic draws"
+            + (f", {self.notes} notes on what was read leniently" if self.notes else "")
+        )
 
 
 def read_file(path: str) -> str:
@@ -157,8 +158,10 @@ def add_subcommands(subparsers: argparse._SubParsersAction[_Parser]) -> None:
     (0 all read, 1 some game refused, 2 a file that cannot be opened)."""
     p = subparsers.add_parser("pdn", help="read PDN files: check them or write them back")
     sub = p.add_subparsers(dest="pdn_command", required=True, parser_class=type(p))
-    variant_help = ("rule set of the games without a GameType tag (default: International, "
-                    "PDN's GameType 20): " + ", ".join(VARIANTS))
+    variant_help = (
+        "rule set of the games without a GameType tag (default: International, "
+        "PDN's GameType 20): " + ", ".join(VARIANTS)
+    )
     c = sub.add_parser("check", help="replay every game; print moves replayed or the problem")
     c.add_argument("files", nargs="+", metavar="FILE")
     c.add_argument("--variant", help=variant_help)

@@ -42,7 +42,7 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE,
 )
-_ESCAPE = re.compile(r'\\(.)')
+_ESCAPE = re.compile(r"\\(.)")
 _SPACES = re.compile(r"\s+")
 _SEPARATOR = re.compile(r"[-xX:×]")
 
@@ -97,14 +97,20 @@ def split_games(text: str) -> Iterator[GameText]:
             elif kind in ("space", "comment", "line_comment", "nag", "strength"):
                 line += word.count("\n")
             elif kind == "escape":
-                if text[text.rfind("\n", 0, pos) + 1:pos].strip():
-                    raise PdnSyntaxError(f"{_quote(text, pos)}: '%' starts an escape line only "
-                                         "at the start of a line", line)
+                if text[text.rfind("\n", 0, pos) + 1 : pos].strip():
+                    raise PdnSyntaxError(
+                        f"{_quote(text, pos)}: '%' starts an escape line only "
+                        "at the start of a line",
+                        line,
+                    )
             elif kind == "tag":
                 line += word.count("\n")
                 if depth:
-                    raise PdnSyntaxError(f"the variation opened on line {depth_line} is never "
-                                         "closed (a tag comes before its ')')", depth_line)
+                    raise PdnSyntaxError(
+                        f"the variation opened on line {depth_line} is never "
+                        "closed (a tag comes before its ')')",
+                        depth_line,
+                    )
                 name, value = m.group("name"), _ESCAPE.sub(r"\1", m.group("value"))
                 if game is not None and (game.tokens or name in game.tags):
                     # PDN 3.0: every game ends with its termination marker; only the
@@ -112,7 +118,9 @@ def split_games(text: str) -> Iterator[GameText]:
                     game.error = game.error or PdnSyntaxError(
                         f"the game that starts on line {game.line} has no result at its end "
                         "(2-0, 1-1, 0-2, 1-0, 0-1, 1/2-1/2 or *) before the next game's "
-                        "tags", start_line)
+                        "tags",
+                        start_line,
+                    )
                     yield game
                     game = None
                 if game is None:
@@ -153,8 +161,9 @@ def split_games(text: str) -> Iterator[GameText]:
         pos = m.end()
     if game is not None:
         if depth:
-            game.error = PdnSyntaxError(f"the variation opened on line {depth_line} is never "
-                                        "closed", depth_line)
+            game.error = PdnSyntaxError(
+                f"the variation opened on line {depth_line} is never closed", depth_line
+            )
         yield game
 
 
@@ -168,14 +177,16 @@ def _next_game(text: str, pos: int, first_tag: str | None) -> int:
 
 def _quote(text: str, pos: int) -> str:
     eol = text.find("\n", pos)
-    rest = text[pos:eol if eol >= 0 else len(text)].strip()
+    rest = text[pos : eol if eol >= 0 else len(text)].strip()
     return repr(rest[:60] + ("..." if len(rest) > 60 else ""))
 
 
 def _word_error(text: str, pos: int, word: str) -> str:
     if word == "[":
-        return (f"{_quote(text, pos)} is not a PDN tag: write [Name \"value\"] with the value "
-                "in double quotes, on one line")
+        return (
+            f'{_quote(text, pos)} is not a PDN tag: write [Name "value"] with the value '
+            "in double quotes, on one line"
+        )
     if word == "}":
         return "'}' closes no comment (PDN comments do not nest)"
     if word == "{":
@@ -184,4 +195,4 @@ def _word_error(text: str, pos: int, word: str) -> str:
         return "']' closes no tag"
     if word == ".":
         return "a lone '.' is neither a move number nor '...'"
-    return (f"{word!r} is neither a move, a move number, a result, a comment nor a tag")
+    return f"{word!r} is neither a move, a move number, a result, a comment nor a tag"

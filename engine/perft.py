@@ -33,8 +33,12 @@ def perft_public(pos: Position, depth: int) -> int:
     return total
 
 
-def perft_fast(pos: Position, depth: int, keep_duplicates: bool = False,
-               cache: dict[tuple[int, int, int, int, int], int] | None = None) -> int:
+def perft_fast(
+    pos: Position,
+    depth: int,
+    keep_duplicates: bool = False,
+    cache: dict[tuple[int, int, int, int, int], int] | None = None,
+) -> int:
     """The engine's fastest perft: raw bitboards, bulk counting at the last ply, and a
     transposition table (draughts trees are full of transpositions)."""
     from .movegen import capture_moves, count_quiet_moves, has_capture

@@ -79,8 +79,7 @@ class Position:
         while occupied:
             low = occupied & -occupied
             sq = low.bit_length() - 1
-            out.append((name(sq), Color.WHITE if white & low else Color.BLACK,
-                        bool(kings & low)))
+            out.append((name(sq), Color.WHITE if white & low else Color.BLACK, bool(kings & low)))
             occupied ^= low
         return out
 
@@ -96,8 +95,10 @@ class Position:
         """(white men, white kings, black men, black kings)."""
         k = self.kings
         return (
-            (self.white & ~k).bit_count(), (self.white & k).bit_count(),
-            (self.black & ~k).bit_count(), (self.black & k).bit_count(),
+            (self.white & ~k).bit_count(),
+            (self.white & k).bit_count(),
+            (self.black & ~k).bit_count(),
+            (self.black & k).bit_count(),
         )
 
     # --- moves ---------------------------------------------------------------------
@@ -122,8 +123,9 @@ class Position:
 
     def count_legal_moves(self, keep_duplicates: bool = False) -> int:
         if self.turn == WHITE:
-            return count_legal_moves(self._t, self.white, self.black, self.kings, 0,
-                                     keep_duplicates)
+            return count_legal_moves(
+                self._t, self.white, self.black, self.kings, 0, keep_duplicates
+            )
         return count_legal_moves(self._t, self.black, self.white, self.kings, 1, keep_duplicates)
 
     def has_capture(self) -> bool:
@@ -208,9 +210,13 @@ class Position:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Position):
             return NotImplemented
-        return (self.rules == other.rules and self.white == other.white
-                and self.black == other.black and self.kings == other.kings
-                and self.turn == other.turn)
+        return (
+            self.rules == other.rules
+            and self.white == other.white
+            and self.black == other.black
+            and self.kings == other.kings
+            and self.turn == other.turn
+        )
 
     def __repr__(self) -> str:
         return f"<Position {self.rules.id} {self.fen()}>"
@@ -253,8 +259,11 @@ def _explain(pos: Position, path: list[int]) -> str:
     every = capture_sequences(t, own, opp, pos.kings, pos.turn)
     allowed = apply_precedence(t, every, pos.kings)
     most = max(len(s[1]) for s in allowed)
-    matching = [s for s in every if s[0][0] == start and s[0][-1] == path[-1]
-                and _is_subsequence(path, s[0])]
+    matching = [
+        s
+        for s in every
+        if s[0][0] == start and s[0][-1] == path[-1] and _is_subsequence(path, s[0])
+    ]
     if matching:
         seq = matching[0]
         best = allowed[0]
@@ -281,4 +290,3 @@ def _explain(pos: Position, path: list[int]) -> str:
 def _is_subsequence(short: list[int], long: tuple[int, ...]) -> bool:
     it = iter(long)
     return all(s in it for s in short)
-

@@ -150,8 +150,9 @@ class Searcher:
     """One search engine for one rule set. Reuse it across the moves of a game to keep
     its transposition table; create one per process for concurrent searches."""
 
-    def __init__(self, rules: Rules, params: SearchParams | None = None,
-                 evaluator: Evaluator | None = None) -> None:
+    def __init__(
+        self, rules: Rules, params: SearchParams | None = None, evaluator: Evaluator | None = None
+    ) -> None:
         self.rules = rules
         self.params = params or SearchParams()
         self.evaluator = evaluator or Evaluator(rules)
@@ -161,8 +162,11 @@ class Searcher:
         size = max(rules.board.squares) + 1
         self._size = size
         self.zobrist = Zobrist.for_size(size)
-        self._zmen, self._zkings, self._zturn = (self.zobrist.men, self.zobrist.kings,
-                                                 self.zobrist.turn)
+        self._zmen, self._zkings, self._zturn = (
+            self.zobrist.men,
+            self.zobrist.kings,
+            self.zobrist.turn,
+        )
         self.tt: dict[int, _Entry] = {}
         # Static scores of quiet positions (they do not depend on the path or window).
         self._evals: dict[int, int] = {}
@@ -186,8 +190,12 @@ class Searcher:
 
     # --- public --------------------------------------------------------------------
 
-    def search(self, position: Position, history: Iterable[tuple[int, int, int, int]] = (),
-               params: SearchParams | None = None) -> SearchResult:
+    def search(
+        self,
+        position: Position,
+        history: Iterable[tuple[int, int, int, int]] = (),
+        params: SearchParams | None = None,
+    ) -> SearchResult:
         """The best move found within the budget.
 
         ``history``: ``Position.key()`` of earlier positions of the game (since the
@@ -205,8 +213,12 @@ class Searcher:
             if collecting:
                 gc.enable()
 
-    def _search(self, position: Position, history: Iterable[tuple[int, int, int, int]],
-                params: SearchParams | None) -> SearchResult:
+    def _search(
+        self,
+        position: Position,
+        history: Iterable[tuple[int, int, int, int]],
+        params: SearchParams | None,
+    ) -> SearchResult:
         p = params or self.params
         if p is not self.params and p.seed is not None:
             self.rng = random.Random(p.seed)
@@ -221,8 +233,9 @@ class Searcher:
         start = time.perf_counter()
         self.nodes = 0
         deadline = start + p.time_limit if p.time_limit is not None else float("inf")
-        floor_deadline = (start + FLOOR_OVERRUN * p.time_limit
-                          if p.time_limit is not None else deadline)
+        floor_deadline = (
+            start + FLOOR_OVERRUN * p.time_limit if p.time_limit is not None else deadline
+        )
         self._node_limit = p.node_limit or (1 << 62)
         # The table takes no new entry once full, so a search that fills it runs on
         # without one from then on: a long one (a second on 10x10 adds some 20,000)
@@ -242,8 +255,9 @@ class Searcher:
             k[0] = k[1] = -1
 
         turn = position.turn
-        own, opp = (position.white, position.black) if turn == 0 else (position.black,
-                                                                       position.white)
+        own, opp = (
+            (position.white, position.black) if turn == 0 else (position.black, position.white)
+        )
         kings = position.kings
         zkey = self.zobrist.key
         self._path = {zkey(w, b, k, tn) for w, b, k, tn in history}
@@ -270,12 +284,20 @@ class Searcher:
                 try:
                     self._improved = None
                     if noise is not None:
-                        score, order = self._root_noisy(own, opp, kings, turn, root_key,
-                                                         moves, depth, noise)
+                        score, order = self._root_noisy(
+                            own, opp, kings, turn, root_key, moves, depth, noise
+                        )
                     else:
-                        score, order = self._aspirate(own, opp, kings, turn, root_key, moves,
-                                                      depth,
-                                                      best_score if done_depth >= 3 else None)
+                        score, order = self._aspirate(
+                            own,
+                            opp,
+                            kings,
+                            turn,
+                            root_key,
+                            moves,
+                            depth,
+                            best_score if done_depth >= 3 else None,
+                        )
                 except _Stop:
                     # A move that beat the previous best in the unfinished iteration,
                     # searched in full, is better information than the last iteration.
@@ -292,13 +314,23 @@ class Searcher:
             self._path.discard(root_key)
         self._tt_growth = len(self.tt) - tt_before
         seconds = time.perf_counter() - start
-        return SearchResult(best_move, best_score, done_depth, self.nodes, seconds,
-                            self._pv(position, best_move))
+        return SearchResult(
+            best_move, best_score, done_depth, self.nodes, seconds, self._pv(position, best_move)
+        )
 
     # --- root ----------------------------------------------------------------------
 
-    def _aspirate(self, own: int, opp: int, kings: int, turn: int, h: int, moves: list[Move],
-                  depth: int, guess: int | None) -> tuple[int, list[Move]]:
+    def _aspirate(
+        self,
+        own: int,
+        opp: int,
+        kings: int,
+        turn: int,
+        h: int,
+        moves: list[Move],
+        depth: int,
+        guess: int | None,
+    ) -> tuple[int, list[Move]]:
         """One iteration at the root in a narrow window around the last score, widened
         and searched again when the score falls outside it."""
         if guess is None or abs(guess) > WIN_BOUND:
@@ -316,8 +348,18 @@ class Searcher:
                 return score, order
             delta *= 2
 
-    def _root(self, own: int, opp: int, kings: int, turn: int, h: int, moves: list[Move],
-              depth: int, alpha: int, beta: int) -> tuple[int, list[Move]]:
+    def _root(
+        self,
+        own: int,
+        opp: int,
+        kings: int,
+        turn: int,
+        h: int,
+        moves: list[Move],
+        depth: int,
+        alpha: int,
+        beta: int,
+    ) -> tuple[int, list[Move]]:
         """One iteration at the root; returns the score and the moves best first.
 
         In a window ``(alpha, beta)``: a score at or below ``alpha`` means every move
@@ -328,14 +370,17 @@ class Searcher:
         for i, m in enumerate(moves):
             c_own, c_opp, c_kings, c_h = self._play(own, opp, kings, turn, h, m)
             if i == 0:
-                score = -self._negamax(c_own, c_opp, c_kings, turn ^ 1, depth - 1, -beta,
-                                       -alpha, 1, c_h)
+                score = -self._negamax(
+                    c_own, c_opp, c_kings, turn ^ 1, depth - 1, -beta, -alpha, 1, c_h
+                )
             else:
-                score = -self._negamax(c_own, c_opp, c_kings, turn ^ 1, depth - 1, -alpha - 1,
-                                       -alpha, 1, c_h)
+                score = -self._negamax(
+                    c_own, c_opp, c_kings, turn ^ 1, depth - 1, -alpha - 1, -alpha, 1, c_h
+                )
                 if alpha < score < beta:
-                    score = -self._negamax(c_own, c_opp, c_kings, turn ^ 1, depth - 1, -beta,
-                                           -alpha, 1, c_h)
+                    score = -self._negamax(
+                        c_own, c_opp, c_kings, turn ^ 1, depth - 1, -beta, -alpha, 1, c_h
+                    )
             scored.append((score if score > alpha or i == 0 else alpha - 1, i))
             if score > best:
                 best, best_i = score, i
@@ -347,13 +392,22 @@ class Searcher:
                     break
         scored.sort(key=lambda s: -s[0])
         order = [moves[best_i]] + [moves[i] for _, i in scored if i != best_i]
-        order += moves[len(scored):]
+        order += moves[len(scored) :]
         if alpha0 < best < beta:
             self._store(h, depth, best, EXACT, order[0])
         return best, order
 
-    def _root_noisy(self, own: int, opp: int, kings: int, turn: int, h: int,
-                    moves: list[Move], depth: int, noise: list[int]) -> tuple[int, list[Move]]:
+    def _root_noisy(
+        self,
+        own: int,
+        opp: int,
+        kings: int,
+        turn: int,
+        h: int,
+        moves: list[Move],
+        depth: int,
+        noise: list[int],
+    ) -> tuple[int, list[Move]]:
         """The weak levels' root: the move with the best score plus its noise.
 
         A move only matters if its score plus its noise beats the best total so far,
@@ -372,13 +426,13 @@ class Searcher:
                 # always clears it, and a lost one, never noisy, can never beat a
                 # normal score.
                 bar = min(best - noise[i], WIN_BOUND - 1)
-                score = -self._negamax(c_own, c_opp, c_kings, turn ^ 1, depth - 1,
-                                       -bar - 1, -bar, 1, c_h)
+                score = -self._negamax(
+                    c_own, c_opp, c_kings, turn ^ 1, depth - 1, -bar - 1, -bar, 1, c_h
+                )
                 if score <= bar:
                     scored.append((score + noise[i], i))  # an upper bound is enough
                     continue
-            score = -self._negamax(c_own, c_opp, c_kings, turn ^ 1, depth - 1, -INF, INF, 1,
-                                   c_h)
+            score = -self._negamax(c_own, c_opp, c_kings, turn ^ 1, depth - 1, -INF, INF, 1, c_h)
             # Noise never hides a forced win or loss the search has seen.
             total = score + noise[i] if abs(score) < WIN_BOUND else score
             scored.append((total, i))
@@ -390,8 +444,9 @@ class Searcher:
 
     # --- tree ----------------------------------------------------------------------
 
-    def _play(self, own: int, opp: int, kings: int, turn: int, h: int,
-              m: Move) -> tuple[int, int, int, int]:
+    def _play(
+        self, own: int, opp: int, kings: int, turn: int, h: int, m: Move
+    ) -> tuple[int, int, int, int]:
         """Bitboards and key after ``m`` by ``turn``, from the opponent's side:
         (own, opp, kings, key). Four integer operations for the bitboards; for the key,
         XORs of the moving piece, each captured piece and the side to move."""
@@ -436,8 +491,18 @@ class Searcher:
                     return True
         return False
 
-    def _quiesce(self, own: int, opp: int, kings: int, turn: int, depth: int, alpha: int,
-                 beta: int, ply: int, h: int) -> int:
+    def _quiesce(
+        self,
+        own: int,
+        opp: int,
+        kings: int,
+        turn: int,
+        depth: int,
+        alpha: int,
+        beta: int,
+        ply: int,
+        h: int,
+    ) -> int:
         """Play out forced captures; score the first quiet position. ``depth`` is
         ignored: the arguments are ``_negamax``'s, so a node whose children are all at
         the horizon calls this directly instead of through ``_negamax``. With endgame
@@ -486,8 +551,7 @@ class Searcher:
         play = self._play
         for m in moves:
             c_own, c_opp, c_kings, c_h = play(own, opp, kings, turn, h, m)
-            score = -self._quiesce(c_own, c_opp, c_kings, turn ^ 1, 0, -beta, -alpha, ply + 1,
-                                   c_h)
+            score = -self._quiesce(c_own, c_opp, c_kings, turn ^ 1, 0, -beta, -alpha, ply + 1, c_h)
             if score > best:
                 best = score
                 if score > alpha:
@@ -496,8 +560,18 @@ class Searcher:
                         break
         return best
 
-    def _negamax(self, own: int, opp: int, kings: int, turn: int, depth: int, alpha: int,
-                 beta: int, ply: int, key: int) -> int:
+    def _negamax(
+        self,
+        own: int,
+        opp: int,
+        kings: int,
+        turn: int,
+        depth: int,
+        alpha: int,
+        beta: int,
+        ply: int,
+        key: int,
+    ) -> int:
         if depth <= 0:
             return self._quiesce(own, opp, kings, turn, 0, alpha, beta, ply, key)
         self.nodes += 1
@@ -540,11 +614,15 @@ class Searcher:
 
         size = self._size
         capture = bool(moves[0].capmask)
-        if (self._probcut and depth >= 3 and beta - alpha == 1 and not capture
-                and -WIN_BOUND < beta < WIN_BOUND):
+        if (
+            self._probcut
+            and depth >= 3
+            and beta - alpha == 1
+            and not capture
+            and -WIN_BOUND < beta < WIN_BOUND
+        ):
             bar = beta + PROBCUT_MARGIN * depth
-            shallow = self._negamax(own, opp, kings, turn, depth * 2 // 5, bar - 1, bar, ply,
-                                    key)
+            shallow = self._negamax(own, opp, kings, turn, depth * 2 // 5, bar - 1, bar, ply, key)
             if shallow >= bar:
                 return shallow - PROBCUT_MARGIN * depth
         if n > 1:
@@ -565,8 +643,12 @@ class Searcher:
                         s = 1 << 38
                     else:
                         s = history[q]
-                if tt_best is not None and path[0] == tt_best[0] and path[-1] == tt_best[1] \
-                        and m.capmask == tt_best[2]:
+                if (
+                    tt_best is not None
+                    and path[0] == tt_best[0]
+                    and path[-1] == tt_best[1]
+                    and m.capmask == tt_best[2]
+                ):
                     s = 1 << 50
                 keys.append(s)
             order = sorted(range(n), key=keys.__getitem__, reverse=True)
@@ -587,18 +669,19 @@ class Searcher:
             for i, m in enumerate(moves):
                 c_own, c_opp, k, c_key = play(own, opp, kings, turn, key, m)
                 if i == 0:
-                    score = -child(c_own, c_opp, k, turn ^ 1, new_depth, -beta, -alpha, ply + 1,
-                                   c_key)
+                    score = -child(
+                        c_own, c_opp, k, turn ^ 1, new_depth, -beta, -alpha, ply + 1, c_key
+                    )
                 else:
                     d = new_depth
                     if reduce_ok and i >= 3 and not m.promotes:
                         d -= 1  # late quiet moves: look shallower first
                     # (reductions need depth >= 3: only a ``_negamax`` child is reduced)
-                    score = -child(c_own, c_opp, k, turn ^ 1, d, -alpha - 1, -alpha, ply + 1,
-                                   c_key)
+                    score = -child(c_own, c_opp, k, turn ^ 1, d, -alpha - 1, -alpha, ply + 1, c_key)
                     if score > alpha and (d < new_depth or score < beta):
-                        score = -child(c_own, c_opp, k, turn ^ 1, new_depth, -beta, -alpha,
-                                       ply + 1, c_key)
+                        score = -child(
+                            c_own, c_opp, k, turn ^ 1, new_depth, -beta, -alpha, ply + 1, c_key
+                        )
                 if score > best:
                     best, best_move = score, m
                     if score > alpha:
@@ -622,13 +705,16 @@ class Searcher:
         elif stored < -WIN_BOUND:
             stored -= ply
         if len(self.tt) < self._tt_size or key in self.tt:
-            self.tt[key] = (depth, stored, flag,
-                            (best_move.path[0], best_move.path[-1], best_move.capmask))
+            self.tt[key] = (
+                depth,
+                stored,
+                flag,
+                (best_move.path[0], best_move.path[-1], best_move.capmask),
+            )
         return best
 
     def _store(self, key: int, depth: int, score: int, flag: int, move: Move) -> None:
-        self.tt[key] = (depth, score, flag,
-                                            (move.path[0], move.path[-1], move.capmask))
+        self.tt[key] = (depth, score, flag, (move.path[0], move.path[-1], move.capmask))
 
     def _probe(self, own: int, opp: int, kings: int, turn: int, ply: int) -> int:
         """The endgame table's exact result, as a score: won or lost in d plies from
@@ -676,7 +762,10 @@ class Searcher:
         return pv
 
 
-def best_move(position: Position, params: SearchParams | None = None,
-              history: Iterable[tuple[int, int, int, int]] = ()) -> SearchResult:
+def best_move(
+    position: Position,
+    params: SearchParams | None = None,
+    history: Iterable[tuple[int, int, int, int]] = (),
+) -> SearchResult:
     """Search ``position`` once with a fresh ``Searcher``."""
     return Searcher(position.rules, params).search(position, history)

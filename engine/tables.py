@@ -31,8 +31,12 @@ class Tables:
         self.precedence = rules.capture_precedence
 
         def dirs(color: str, wanted: frozenset[str]) -> tuple[int, ...]:
-            return tuple(d for g in ("forward", "sideways", "backward") if g in wanted
-                         for d in groups[color][g])
+            return tuple(
+                d
+                for g in ("forward", "sideways", "backward")
+                if g in wanted
+                for d in groups[color][g]
+            )
 
         self.step_dirs = (dirs("white", rules.men_steps), dirs("black", rules.men_steps))
         self.capture_dirs = (dirs("white", rules.men_capture), dirs("black", rules.men_capture))
@@ -45,13 +49,15 @@ class Tables:
         rays = board.rays
         # man_jumps[side][sq]: (direction, victim, landing) for every jump a man might make.
         self.man_jumps: tuple[list[tuple[Jump, ...]], list[tuple[Jump, ...]]] = (
-            [()] * size, [()] * size
+            [()] * size,
+            [()] * size,
         )
         for side in (0, 1):
             for sq in board.squares:
                 self.man_jumps[side][sq] = tuple(
                     (d, rays[sq][d][0], rays[sq][d][1])
-                    for d in self.capture_dirs[side] if len(rays[sq][d]) >= 2
+                    for d in self.capture_dirs[side]
+                    if len(rays[sq][d]) >= 2
                 )
         # king_jumps[sq]: short-range kings; king_rays[sq]: flying kings.
         self.king_jumps: list[tuple[Jump, ...]] = [()] * size
@@ -72,14 +78,15 @@ class Tables:
                     ray = rays[sq][d]
                     if ray:
                         to = ray[0]
-                        by_target[to] = Move(rules, (sq, to), (), 0,
-                                             bool((1 << to) & self.promotion[side]))
+                        by_target[to] = Move(
+                            rules, (sq, to), (), 0, bool((1 << to) & self.promotion[side])
+                        )
                 # Typed as moves: move generation reads only a step's targets, which
                 # are board squares and so hold one (the rest stay None, never read).
                 self.man_step_moves[side].append(cast(list[Move], by_target))
-        self.king_ray_moves: list[tuple[tuple[tuple[int, ...], tuple[Move, ...]], ...]] = (
-            [()] * size
-        )
+        self.king_ray_moves: list[tuple[tuple[tuple[int, ...], tuple[Move, ...]], ...]] = [
+            ()
+        ] * size
         for sq in board.squares:
             self.king_ray_moves[sq] = tuple(
                 (ray, tuple(Move(rules, (sq, s)) for s in ray)) for _, ray in self.king_rays[sq]

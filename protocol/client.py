@@ -320,7 +320,7 @@ class GameConnection:
                 self.result, self.reason, self.clocks = msg.result, msg.reason, msg.clocks
                 self.draw_offer = None
             case m.TakenBack():
-                del self.moves[msg.ply:]
+                del self.moves[msg.ply :]
                 self.fen, self.side_to_move, self.pieces = msg.fen, msg.side_to_move, msg.pieces
                 self.legal, self.clocks = msg.legal, msg.clocks
                 self.draw_offer = self.takeback_offer = None

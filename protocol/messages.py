@@ -875,7 +875,10 @@ def _check_limits(cls: type[Message], f: _FieldCheck, value: Any) -> None:
         )
     if f.min is not None and value < f.min:
         raise ProtocolError(
-            ErrorCode.MSG_BAD_FIELD, field=f.name, type=cls.t, expected=f"at least {f.min}",
+            ErrorCode.MSG_BAD_FIELD,
+            field=f.name,
+            type=cls.t,
+            expected=f"at least {f.min}",
         )
 
 

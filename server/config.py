@@ -108,9 +108,7 @@ class Settings:
             claim_after_s=_number(env, "KONDAVO_CLAIM_AFTER_S", base.claim_after_s),
             first_move_s=_number(env, "KONDAVO_FIRST_MOVE_S", base.first_move_s),
             events_kept=int(_number(env, "KONDAVO_EVENTS_KEPT", base.events_kept, 1)),
-            finished_kept_s=_number(
-                env, "KONDAVO_FINISHED_KEPT_S", base.finished_kept_s, 0.001
-            ),
+            finished_kept_s=_number(env, "KONDAVO_FINISHED_KEPT_S", base.finished_kept_s, 0.001),
             player_messages=int(_number(env, "KONDAVO_PLAYER_MESSAGES", base.player_messages)),
             spectator_messages=int(
                 _number(env, "KONDAVO_SPECTATOR_MESSAGES", base.spectator_messages)
@@ -130,9 +128,7 @@ class Settings:
             ping_timeout_s=_number(env, "KONDAVO_PING_TIMEOUT_S", base.ping_timeout_s, 0.01),
             send_timeout_s=_number(env, "KONDAVO_SEND_TIMEOUT_S", base.send_timeout_s, 0.01),
             bot_workers=int(_number(env, "KONDAVO_BOT_WORKERS", base.bot_workers)),
-            analysis_workers=int(
-                _number(env, "KONDAVO_ANALYSIS_WORKERS", base.analysis_workers)
-            ),
+            analysis_workers=int(_number(env, "KONDAVO_ANALYSIS_WORKERS", base.analysis_workers)),
             analysis_nodes=int(_number(env, "KONDAVO_ANALYSIS_NODES", base.analysis_nodes, 1000)),
             analyses_per_ip=int(_number(env, "KONDAVO_ANALYSES_PER_IP", base.analyses_per_ip)),
             analyses_window_s=_number(

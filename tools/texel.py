@@ -85,8 +85,11 @@ def selfplay(variant: str, games: int, nodes: int, seed: int, out: Path) -> None
                 f.write(json.dumps([w, b, k, t, white_points, seed * 100_000 + g]) + "\n")
                 written += 1
             f.flush()
-            print(f"game {g + 1}/{games}: {res}, {len(game.moves)} plies, "
-                  f"{written} positions, {time.perf_counter() - started:.0f} s", flush=True)
+            print(
+                f"game {g + 1}/{games}: {res}, {len(game.moves)} plies, "
+                f"{written} positions, {time.perf_counter() - started:.0f} s",
+                flush=True,
+            )
 
 
 def load(path: Path) -> list[list]:
@@ -117,8 +120,11 @@ def fit(variant: str, path: Path, rounds: int, write: bool) -> None:
     weights = weights_for(rules)
     k = min((error(rules, weights, train, k), k) for k in (60, 80, 100, 130, 160, 200, 260))[1]
     base_train, base_held = error(rules, weights, train, k), error(rules, weights, held, k)
-    print(f"{variant}: {len(train)} positions to fit, {len(held)} held out; K = {k}; "
-          f"error {base_train:.5f} (held out {base_held:.5f})", flush=True)
+    print(
+        f"{variant}: {len(train)} positions to fit, {len(held)} held out; K = {k}; "
+        f"error {base_train:.5f} (held out {base_held:.5f})",
+        flush=True,
+    )
     best = base_train
     best_held, kept = base_held, weights
     names = [f.name for f in fields(Weights) if f.name not in FIXED]
@@ -142,13 +148,20 @@ def fit(variant: str, path: Path, rounds: int, write: bool) -> None:
                     e = error(rules, trial, train, k)
                     if e >= best:
                         break
-                    weights, best, value, improved, changed = trial, e, value + sign * step, \
-                        True, True
+                    weights, best, value, improved, changed = (
+                        trial,
+                        e,
+                        value + sign * step,
+                        True,
+                        True,
+                    )
                 if improved:
                     break
         held_now = error(rules, weights, held, k)
-        print(f"round {r + 1}: error {best:.5f} (held out {held_now:.5f})  {asdict(weights)}",
-              flush=True)
+        print(
+            f"round {r + 1}: error {best:.5f} (held out {held_now:.5f})  {asdict(weights)}",
+            flush=True,
+        )
         # Early stopping: a round that fits its own games better but the held-out ones
         # worse has begun to learn the games, not the game.
         if held_now >= best_held:
@@ -157,8 +170,7 @@ def fit(variant: str, path: Path, rounds: int, write: bool) -> None:
         if not changed:
             break
     weights = kept
-    print(f"{variant}: held-out error {base_held:.5f} -> {best_held:.5f}; kept "
-          f"{asdict(weights)}")
+    print(f"{variant}: held-out error {base_held:.5f} -> {best_held:.5f}; kept {asdict(weights)}")
     if write and weights == derived_weights(rules):
         print("nothing fitted beats the derived weights on held-out games: nothing written")
     elif write:

@@ -41,20 +41,22 @@ def examples(variant: str) -> dict[str, Any]:
         before = _board(game)
         side = game.position.side_to_move.value
         move = game.play(example["move"])
-        shown.append({
-            "id": example["id"],
-            "fen": example["fen"],
-            "side_to_move": side,
-            "pieces": before,
-            "move": {
-                "notation": game.notation[-1],
-                "path": wire.labels(rules.id, move.path),
-                "captured": wire.labels(rules.id, move.captured),
-            },
-            "after": _board(game),
-            "refused": example.get("refused"),
-            "also_legal": example.get("also_legal"),
-        })
+        shown.append(
+            {
+                "id": example["id"],
+                "fen": example["fen"],
+                "side_to_move": side,
+                "pieces": before,
+                "move": {
+                    "notation": game.notation[-1],
+                    "path": wire.labels(rules.id, move.path),
+                    "captured": wire.labels(rules.id, move.captured),
+                },
+                "after": _board(game),
+                "refused": example.get("refused"),
+                "also_legal": example.get("also_legal"),
+            }
+        )
     return {
         "variant": rules.id,
         "board": wire.layout(rules.id),

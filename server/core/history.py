@@ -97,8 +97,9 @@ def rating_history(found: list[dict[str, Any]]) -> dict[str, list[list[int]]]:
     return points
 
 
-def game_of(variant: str, start_fen: str | None, moves: list[str],
-            result: str | None, reason: str | None) -> Game:
+def game_of(
+    variant: str, start_fen: str | None, moves: list[str], result: str | None, reason: str | None
+) -> Game:
     """The game replayed, with the result the record gave it when the board did not
     (a resignation, a flag, an agreement)."""
     game = replay.replay(variant, start_fen, moves).copy()

@@ -52,8 +52,9 @@ def layouts(games: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _game(found: PdnGame, rules: Rules, lines: list[str]) -> dict[str, Any]:
     if found.game is not None:
-        return _answer(found.game, found.game.rules, found.index, found.line,
-                       found.tags, found.notes)
+        return _answer(
+            found.game, found.game.rules, found.index, found.line, found.tags, found.notes
+        )
     assert found.error is not None
     return {
         "index": found.index,
@@ -65,8 +66,9 @@ def _game(found: PdnGame, rules: Rules, lines: list[str]) -> dict[str, Any]:
     }
 
 
-def _answer(game: Game, rules: Rules, index: int, line: int, tags: dict[str, str],
-            notes: list[str]) -> dict[str, Any]:
+def _answer(
+    game: Game, rules: Rules, index: int, line: int, tags: dict[str, str], notes: list[str]
+) -> dict[str, Any]:
     position = game.start_position
     fens = [position.fen()]
     for move in game.moves:

@@ -15,9 +15,19 @@ from server.core.record import SIDES, GameRecord, Side, other
 
 # Every command listed, in the order a client shows them.
 COMMANDS = (
-    "abort", "draw_offer", "draw_accept", "draw_decline", "takeback_ask", "takeback_accept",
-    "takeback_decline", "resign",
-    "claim_victory", "claim_draw", "rematch_offer", "rematch_accept", "rematch_decline",
+    "abort",
+    "draw_offer",
+    "draw_accept",
+    "draw_decline",
+    "takeback_ask",
+    "takeback_accept",
+    "takeback_decline",
+    "resign",
+    "claim_victory",
+    "claim_draw",
+    "rematch_offer",
+    "rematch_accept",
+    "rematch_decline",
 )
 
 

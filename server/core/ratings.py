@@ -175,8 +175,12 @@ def score_of(result: str) -> float:
 
 
 async def rate(
-    ratings: Ratings, game_id: str, variant: str, players: dict[Side, str],
-    names: dict[Side, str | None], white_score: float,
+    ratings: Ratings,
+    game_id: str,
+    variant: str,
+    players: dict[Side, str],
+    names: dict[Side, str | None],
+    white_score: float,
 ) -> dict[str, Any]:
     """Apply one game to both ratings exactly once; the changes per side.
 
@@ -190,8 +194,8 @@ async def rate(
         for side in SIDES:
             player = players[side]
             level = computer_level(player)
-            before[side] = computer_entry(level) if level is not None else (
-                stored[player] or Entry()
+            before[side] = (
+                computer_entry(level) if level is not None else (stored[player] or Entry())
             )
         white, black = rate_game(before["white"].rating, before["black"].rating, white_score)
         after_rating = {"white": white, "black": black}

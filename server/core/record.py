@@ -279,4 +279,6 @@ def _seat(body: dict[str, Any]) -> SeatRecord:
     if body.keys() <= _SEAT_FIELDS:
         return SeatRecord(**body)
     return SeatRecord(**{k: v for k, v in body.items() if k in _SEAT_FIELDS})
+
+
 _PLAIN_INIT = frozenset({GameRecord, SeatRecord})

@@ -65,6 +65,7 @@ FIRST_MOVE_MS = 30_000
 TAKEBACK_PAUSE_MS = 15_000
 TAKEBACK_PAUSE_MAX_MS = 8 * 60_000
 
+
 @dataclass(frozen=True)
 class Refusal:
     code: ErrorCode
@@ -201,7 +202,7 @@ def _sent(rec: GameRecord, sent: Sent, now: int, out: Outcome) -> None:
         done = seat.done.get(message.t)
         if done is not None and done.startswith(said):
             out.acked = True
-            out.acked_v = int(done[len(said):])
+            out.acked_v = int(done[len(said) :])
             return
     if v is not None and v > rec.version:
         # Not from this game's past: a client that mixed up its games, or made it up.
@@ -452,9 +453,18 @@ def _join(rec: GameRecord, cmd: Join, now: int, out: Outcome) -> None:
     rec.turn_since = now
     # The side to move learns its moves from this event; nobody needs a fresh state.
     game = replay.replay(rec.variant, rec.start_fen, rec.moves)
-    _emit(rec, out.events, m.Joined, side=side, name=cmd.name,
-          side_to_move=rec.side_to_move, legal=wire.legal(game),
-          rating=cmd.rating, provisional=cmd.provisional, abort_at=abort_at(rec))
+    _emit(
+        rec,
+        out.events,
+        m.Joined,
+        side=side,
+        name=cmd.name,
+        side_to_move=rec.side_to_move,
+        legal=wire.legal(game),
+        rating=cmd.rating,
+        provisional=cmd.provisional,
+        abort_at=abort_at(rec),
+    )
     out.acked = True
 
 
@@ -471,8 +481,9 @@ def _connect(rec: GameRecord, cmd: Connect, now: int, out: Outcome) -> None:
     # An event even for a second socket of the seat: the count must reach the store
     # (only commits with events are written), or closing one of two tabs would
     # announce the player gone.
-    _emit(rec, out.events, m.Presence, side=cmd.by, present=True,
-          name=cmd.name if renamed else None)
+    _emit(
+        rec, out.events, m.Presence, side=cmd.by, present=True, name=cmd.name if renamed else None
+    )
     out.acked = True
 
 
@@ -747,7 +758,7 @@ def _take_back(rec: GameRecord, asker: Side, now: int, out: Outcome) -> None:
             "white": rec.clocks_before[2 * ply],
             "black": rec.clocks_before[2 * ply + 1],
         }
-        del rec.clocks_before[2 * ply:]
+        del rec.clocks_before[2 * ply :]
     rec.turn_started = now if rec.clocked else None
     rec.turn_since = now
     rec.takeback_offer = None

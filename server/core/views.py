@@ -127,13 +127,15 @@ def positions(record: GameRecord, start: int = 0) -> list[dict[str, Any]]:
         if ply < start:
             continue
         rule = game.position.capture_rule()
-        out.append({
-            "ply": ply,
-            "fen": game.fen(),
-            "pieces": list(wire.pieces(game)),
-            "last": _last_move(game),
-            "forced": {"code": rule[0], "pieces": rule[1]} if rule else None,
-        })
+        out.append(
+            {
+                "ply": ply,
+                "fen": game.fen(),
+                "pieces": list(wire.pieces(game)),
+                "last": _last_move(game),
+                "forced": {"code": rule[0], "pieces": rule[1]} if rule else None,
+            }
+        )
     return out
 
 

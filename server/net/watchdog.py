@@ -38,8 +38,11 @@ class SendWatchdog:
 
     def sweep(self, now: float) -> list[Sending]:
         """Cut off (and forget) each socket whose send has waited ``limit_s`` by ``now``."""
-        stuck = [s for s in self._sockets
-                 if s.sending_since is not None and now - s.sending_since >= self.limit_s]
+        stuck = [
+            s
+            for s in self._sockets
+            if s.sending_since is not None and now - s.sending_since >= self.limit_s
+        ]
         for socket in stuck:
             self._sockets.discard(socket)
             socket.cut_off()  # its blocked send fails; its writer and reader then stop

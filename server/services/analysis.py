@@ -36,7 +36,8 @@ def _lower_priority() -> None:
 def make_analysis_pool(workers: int) -> ProcessPoolExecutor:
     """The analyst's processes (``forkserver``, as the computer's), at a lower priority."""
     return ProcessPoolExecutor(
-        workers, mp_context=multiprocessing.get_context("forkserver"),
+        workers,
+        mp_context=multiprocessing.get_context("forkserver"),
         initializer=_lower_priority,
     )
 

@@ -52,42 +52,61 @@ class Metrics:
     def __init__(self, store: Any = None) -> None:
         self.registry = r = CollectorRegistry(auto_describe=False)
         self.moves = Counter(
-            "kondavo_moves", "Moves committed by this node (players' and the computer's).",
-            registry=r)
+            "kondavo_moves",
+            "Moves committed by this node (players' and the computer's).",
+            registry=r,
+        )
         self.frames = Counter(
             "kondavo_relayed_frames",
             "Events and notices handed to this node's game sockets (one per socket).",
-            registry=r)
+            registry=r,
+        )
         self.relay = Histogram(
             "kondavo_relay_seconds",
             "From a move's frame arriving at this node to its event being handed to the "
             "game's sockets here (through the store and its channel).",
-            buckets=FAST_BUCKETS, registry=r)
+            buckets=FAST_BUCKETS,
+            registry=r,
+        )
         self.move_handling = Histogram(
             "kondavo_move_handling_seconds",
             "A committed move through the command path: load, rules, commit.",
-            buckets=FAST_BUCKETS, registry=r)
+            buckets=FAST_BUCKETS,
+            registry=r,
+        )
         self.busy = Counter(
             "kondavo_busy_refusals",
             "server/busy refusals (store unavailable, writes lost to other nodes), sockets "
-            "and HTTP.", registry=r)
+            "and HTTP.",
+            registry=r,
+        )
         self.think = Histogram(
-            "kondavo_bot_think_seconds", "The computer's searches, from asking to the move.",
-            buckets=THINK_BUCKETS, registry=r)
+            "kondavo_bot_think_seconds",
+            "The computer's searches, from asking to the move.",
+            buckets=THINK_BUCKETS,
+            registry=r,
+        )
         self.sockets = Gauge(
-            "kondavo_sockets", "Open sockets on this node, by kind.", ["kind"], registry=r)
+            "kondavo_sockets", "Open sockets on this node, by kind.", ["kind"], registry=r
+        )
         self.rooms = Gauge(
-            "kondavo_rooms", "Games with at least one socket on this node.", registry=r)
+            "kondavo_rooms", "Games with at least one socket on this node.", registry=r
+        )
         self.live = Gauge(
-            "kondavo_live_games", "Games being played, site-wide (the same on every node).",
-            registry=r)
+            "kondavo_live_games",
+            "Games being played, site-wide (the same on every node).",
+            registry=r,
+        )
         self.lobby = Gauge(
             "kondavo_lobby_games",
             "Open games waiting for an opponent, site-wide (the same on every node).",
-            registry=r)
+            registry=r,
+        )
         self.bot_queue = Gauge(
             "kondavo_bot_queue",
-            "Computer games this node is searching a move for or waiting to.", registry=r)
+            "Computer games this node is searching a move for or waiting to.",
+            registry=r,
+        )
         if store is not None:
             r.register(_StoreErrors(store))
         # Game -> when its last move's frame arrived here, until the move's event is

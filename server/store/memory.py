@@ -39,8 +39,12 @@ log = logging.getLogger(__name__)
 class MemoryStore:
     name = "memory"
 
-    def __init__(self, keep_events: int = 1000, clock: Callable[[], float] = time.time,
-                 finished_kept_ms: int = 7 * 86_400_000):
+    def __init__(
+        self,
+        keep_events: int = 1000,
+        clock: Callable[[], float] = time.time,
+        finished_kept_ms: int = 7 * 86_400_000,
+    ):
         self._keep = keep_events
         self._clock = clock
         self._finished_kept_ms = finished_kept_ms

@@ -453,8 +453,9 @@ class RedisStore:
         # count) go on a pipelined connection of our own (redis_pipe.py says why); the
         # pipelines over every shard, and everything on a cluster, through redis-py.
         # A URL with options the pipe does not honour (Pipe.handles) keeps redis-py.
-        self._pipe = (Pipe(url, timeout_s=timeout_s)
-                      if node_url is None and Pipe.handles(url) else None)
+        self._pipe = (
+            Pipe(url, timeout_s=timeout_s) if node_url is None and Pipe.handles(url) else None
+        )
         scripts = self._pipe or self._redis
         self._commit = scripts.register_script(_COMMIT)
         self._create = scripts.register_script(_CREATE)
@@ -632,8 +633,14 @@ class RedisStore:
         try:
             committed = await self._call(
                 self._commit(
-                    keys=[keys.game, keys.log, keys.deadlines, keys.waiting, keys.live,
-                          keys.spectators],
+                    keys=[
+                        keys.game,
+                        keys.log,
+                        keys.deadlines,
+                        keys.waiting,
+                        keys.live,
+                        keys.spectators,
+                    ],
                     args=[
                         expected_version,
                         record.version,
@@ -735,10 +742,12 @@ class RedisStore:
 
     async def remember_game(self, player: str, entry: dict[str, Any]) -> None:
         finished = 1 if entry["status"] == "finished" else 0
-        await self._call(self._remember(
-            keys=self.history_keys(player),
-            args=[entry["id"], entry["at"], _pack(entry), finished, HISTORY_KEPT],
-        ))
+        await self._call(
+            self._remember(
+                keys=self.history_keys(player),
+                args=[entry["id"], entry["at"], _pack(entry), finished, HISTORY_KEPT],
+            )
+        )
 
     async def forget_game(self, player: str, game_id: str) -> None:
         await self._call(self._forget_game(keys=self.history_keys(player), args=[game_id]))
@@ -755,8 +764,9 @@ class RedisStore:
 
     async def add_spectators(self, game_id: str, delta: int) -> int:
         keys = self.keys_of(game_id)
-        return int(await self._call(self._spectators(keys=[keys.spectators, keys.game],
-                                                     args=[delta])))
+        return int(
+            await self._call(self._spectators(keys=[keys.spectators, keys.game], args=[delta]))
+        )
 
     async def spectators(self, game_id: str) -> int:
         return int(await self._call(self._command("GET", self.keys_of(game_id).spectators)) or 0)

@@ -157,8 +157,10 @@ class Pipe:
     def __init__(self, url: str, *, timeout_s: float = 2.0, name: str = "kondavo"):
         options = _honoured(url)
         if options is None:
-            raise ValueError("the pipe takes a redis:// or rediss:// URL with no options "
-                             "but the database (Pipe.handles)")
+            raise ValueError(
+                "the pipe takes a redis:// or rediss:// URL with no options "
+                "but the database (Pipe.handles)"
+            )
         self._host = options.get("host", "localhost")
         self._port = int(options.get("port", 6379))
         self._tls = options.get("connection_class") is SSLConnection

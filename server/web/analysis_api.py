@@ -115,9 +115,17 @@ async def analyse(request: Request) -> Response:
     notation = list(game.notation)
 
     async def lines() -> AsyncIterator[bytes]:
-        yield _line({"t": "start", "variant": variant, "start_fen": game.start_fen,
-                     "moves": notation, "fens": fens, "white_moves": white_moves,
-                     "nodes": analyst.nodes})
+        yield _line(
+            {
+                "t": "start",
+                "variant": variant,
+                "start_fen": game.start_fen,
+                "moves": notation,
+                "fens": fens,
+                "white_moves": white_moves,
+                "nodes": analyst.nodes,
+            }
+        )
         evals: list[int] = []
         async for found in analyst.positions(variant, start_fen, moves):
             for entry in found:
@@ -126,8 +134,9 @@ async def analyse(request: Request) -> Response:
         judged = judge_moves(evals, white_moves)
         yield _line({"t": "done", "moves": judged, "summary": summary(judged, white_moves)})
 
-    return StreamingResponse(lines(), media_type="application/x-ndjson",
-                             headers={"cache-control": "no-store"})
+    return StreamingResponse(
+        lines(), media_type="application/x-ndjson", headers={"cache-control": "no-store"}
+    )
 
 
 def _line(value: dict[str, Any]) -> bytes:

@@ -517,7 +517,8 @@ async def _history(request: Request) -> tuple[str, list[dict[str, Any]]]:
     game = request.query_params.get("game")
     found = await request.app.state.store.player_games(player)
     return player, [
-        g for g in found
+        g
+        for g in found
         if (wanted is None or g["variant"] == wanted) and (game is None or g["id"] == game)
     ]
 
@@ -530,11 +531,13 @@ async def player_games(request: Request) -> Response:
     except BadRequest as bad:
         return bad.response()
     listing = sorted(found, key=lambda g: g["status"] != "live")  # stable: newest first
-    return JSONResponse({
-        "player": player,
-        "games": [history.listed(g) for g in listing],
-        "ratings": history.rating_history(found),
-    })
+    return JSONResponse(
+        {
+            "player": player,
+            "games": [history.listed(g) for g in listing],
+            "ratings": history.rating_history(found),
+        }
+    )
 
 
 async def player_games_pdn(request: Request) -> Response:

@@ -78,8 +78,9 @@ def make_store(settings: Settings) -> Store:
     if settings.redis_url:
         from server.store.redis import RedisStore
 
-        return RedisStore(settings.redis_url, keep_events=settings.events_kept,
-                          finished_kept_ms=kept_ms)
+        return RedisStore(
+            settings.redis_url, keep_events=settings.events_kept, finished_kept_ms=kept_ms
+        )
     return MemoryStore(keep_events=settings.events_kept, finished_kept_ms=kept_ms)
 
 
@@ -134,9 +135,12 @@ def create_app(
                 # The operator's to mend (a wrong URL, Redis down, a certificate this
                 # node does not trust): say so in one line before uvicorn's traceback.
                 cause = exc.__cause__
-                log.error("cannot start: the Redis at %s is unavailable (%s%s)",
-                          _without_password(settings.redis_url), exc,
-                          f": {cause}" if cause is not None and str(cause) else "")
+                log.error(
+                    "cannot start: the Redis at %s is unavailable (%s%s)",
+                    _without_password(settings.redis_url),
+                    exc,
+                    f": {cause}" if cause is not None and str(cause) else "",
+                )
                 raise
         app.state.settings = settings
         app.state.store = own_store
@@ -147,8 +151,7 @@ def create_app(
             settings.sockets_per_ip, settings.games_per_ip, settings.games_window_s
         )
         app.state.metrics_networks = parse_networks(settings.metrics_allow)
-        metrics = app.state.metrics = (
-            Metrics(own_store) if app.state.metrics_networks else None)
+        metrics = app.state.metrics = Metrics(own_store) if app.state.metrics_networks else None
         app.state.hub = Hub(own_store, metrics)
         app.state.watchdog = SendWatchdog(settings.send_timeout_s)
         app.state.games = Games(own_store, metrics)
@@ -256,12 +259,21 @@ async def http_refusal(request: Request, exc: Exception) -> Response:
     path = request.url.path[:80]
     if exc.status_code == 405:
         allowed = (exc.headers or {}).get("Allow", "")
-        answer = api.refusal(ErrorCode.API_METHOD, 405, method=request.method[:10], path=path,
-                             allowed=allowed or "another method")
+        answer = api.refusal(
+            ErrorCode.API_METHOD,
+            405,
+            method=request.method[:10],
+            path=path,
+            allowed=allowed or "another method",
+        )
         if allowed:
             answer.headers["Allow"] = allowed
         return answer
     if exc.status_code == 404:
         return api.refusal(ErrorCode.API_NOT_FOUND, 404, path=path)
-    return api.refusal(ErrorCode.API_BAD_FIELD, exc.status_code, field="request",
-                       expected="a request this server answers")
+    return api.refusal(
+        ErrorCode.API_BAD_FIELD,
+        exc.status_code,
+        field="request",
+        expected="a request this server answers",
+    )

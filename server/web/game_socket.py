@@ -182,9 +182,7 @@ class GameSocket:
         if metrics is not None:
             metrics.move_arrived(self.game_id)
         try:
-            outcome = await self.games.run(
-                self.game_id, Sent(self.side, message, self.name, fresh)
-            )
+            outcome = await self.games.run(self.game_id, Sent(self.side, message, self.name, fresh))
         except StoreUnavailable:
             # Never an ack for what was not stored; the same ack id may be sent again.
             self.outbox.count_busy()

@@ -64,4 +64,3 @@ async def serve(feed: LobbyFeed, websocket: WebSocket, state: Any) -> None:
         feed.unwatch(outbox.deliver)
         await outbox.stop()
         outbox.release()
-

@@ -37,8 +37,9 @@ def allowlist(configured: Iterable[str], public_url: str | None) -> frozenset[st
     return frozenset(origins)
 
 
-def origin_allowed(headers: Iterable[tuple[bytes, bytes]], allowed: frozenset[str],
-                   own_host_allowed: bool) -> bool:
+def origin_allowed(
+    headers: Iterable[tuple[bytes, bytes]], allowed: frozenset[str], own_host_allowed: bool
+) -> bool:
     """Whether a handshake with these headers may be accepted.
 
     ``own_host_allowed``: a page served by this very host (Origin's host equals the

@@ -195,9 +195,7 @@ class Outbox:
             # answers by coming back shortly (and catching up then).
             log.warning("%s: store unavailable while catching a socket up", self.name)
             self.count_busy()
-            await self.refuse_and_close(
-                ErrorCode.SERVER_BUSY, UNAVAILABLE, CloseCode.SERVER_ERROR
-            )
+            await self.refuse_and_close(ErrorCode.SERVER_BUSY, UNAVAILABLE, CloseCode.SERVER_ERROR)
         except Exception:
             log.exception("%s: unexpected error while sending", self.name)
             with contextlib.suppress(Exception):

@@ -74,7 +74,10 @@ def server() -> Iterator[str]:
     log = open(artifacts_dir() / "server.log", "wb")  # noqa: SIM115 - closed below
     process = subprocess.Popen(
         [sys.executable, "-m", "server"],
-        cwd=server_dir, env=env, stdout=log, stderr=subprocess.STDOUT,
+        cwd=server_dir,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -194,7 +197,7 @@ def static_site() -> Iterator[str]:
         def translate_path(self, path: str) -> str:
             path = path.split("?", 1)[0]
             if path.startswith("/static/"):
-                return str(client / path[len("/static/"):])
+                return str(client / path[len("/static/") :])
             return str(Path(__file__).resolve().parent / "blank.html")
 
         def log_message(self, *args: object) -> None:

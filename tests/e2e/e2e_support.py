@@ -126,5 +126,3 @@ class KillableProxy:
         self.running = False
         self.cut()
         self.listener.close()
-
-

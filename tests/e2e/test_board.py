@@ -14,9 +14,15 @@ SQUARES = [
     )
 ]
 LAYOUT = {"cols": 6, "rows": 6, "notation": "numeric", "squares": SQUARES}
-PIECES = [["16", "white", False], ["17", "white", False], ["12", "black", False],
-          ["5", "black", False], ["13", "black", True], ["7", "black", False],
-          ["8", "black", False]]
+PIECES = [
+    ["16", "white", False],
+    ["17", "white", False],
+    ["12", "black", False],
+    ["5", "black", False],
+    ["13", "black", True],
+    ["7", "black", False],
+    ["8", "black", False],
+]
 MOVES = [
     # Two routes from 16 to 2 (different pieces taken), and a branch through 9.
     {"notation": "16x9x2", "path": ["16", "9", "2"], "captured": ["12", "5"]},
@@ -84,8 +90,9 @@ def test_two_routes_to_one_square_ask_for_the_landing_square_between(board_page)
     click(board_page, "16")
     click(board_page, "2")
     assert sent(board_page) == []
-    steps = sorted(board_page.locator("[data-step]").evaluate_all(
-        "els => els.map(e => e.dataset.step)"))
+    steps = sorted(
+        board_page.locator("[data-step]").evaluate_all("els => els.map(e => e.dataset.step)")
+    )
     assert steps == ["11", "9"]
     click(board_page, "11")
     assert sent(board_page) == [["16", "11", "2"]]
@@ -96,7 +103,8 @@ def test_landing_squares_clicked_in_order_mark_the_pieces_already_taken(board_pa
     click(board_page, "9")
     assert sent(board_page) == []
     captured = board_page.locator(".piece.captured").evaluate_all(
-        "els => els.map(e => e.dataset.square)")
+        "els => els.map(e => e.dataset.square)"
+    )
     assert captured == ["12"]
     click(board_page, "2")
     assert sent(board_page) == [["16", "9", "2"]]

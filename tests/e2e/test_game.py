@@ -11,11 +11,32 @@ from e2e_support import Player, artifacts_dir
 # Found by replaying legal moves with the engine; it has single and multiple
 # captures and a man crowned mid-way (26x17x10x1).
 ENGLISH_GAME = [
-    ["9", "13"], ["24", "19"], ["12", "16"], ["19", "12"], ["5", "9"], ["23", "19"],
-    ["1", "5"], ["22", "18"], ["10", "14"], ["21", "17"], ["13", "22"],
-    ["26", "17", "10", "1"], ["2", "6"], ["1", "10"], ["7", "14", "23"], ["27", "18"],
-    ["3", "7"], ["12", "3"], ["9", "14"], ["18", "9"], ["5", "14"], ["3", "10", "17"],
-    ["11", "16"], ["19", "12"], ["4", "8"], ["12", "3"],
+    ["9", "13"],
+    ["24", "19"],
+    ["12", "16"],
+    ["19", "12"],
+    ["5", "9"],
+    ["23", "19"],
+    ["1", "5"],
+    ["22", "18"],
+    ["10", "14"],
+    ["21", "17"],
+    ["13", "22"],
+    ["26", "17", "10", "1"],
+    ["2", "6"],
+    ["1", "10"],
+    ["7", "14", "23"],
+    ["27", "18"],
+    ["3", "7"],
+    ["12", "3"],
+    ["9", "14"],
+    ["18", "9"],
+    ["5", "14"],
+    ["3", "10", "17"],
+    ["11", "16"],
+    ["19", "12"],
+    ["4", "8"],
+    ["12", "3"],
 ]
 # International: after 31-27 17-21 32-28 Black must take two: 21x32x23.
 INTERNATIONAL_OPENING = [["31", "27"], ["17", "21"], ["32", "28"], ["21", "32", "23"]]
@@ -33,9 +54,7 @@ def screenshot(player: Player, name: str) -> None:
     player.page.locator("svg.board").screenshot(path=str(artifacts_dir() / f"{name}.png"))
 
 
-def test_two_players_play_an_english_game_to_the_end_and_a_spectator_sees_it(
-    new_game, open_page
-):
+def test_two_players_play_an_english_game_to_the_end_and_a_spectator_sees_it(new_game, open_page):
     creator, friend, invite = new_game("english", colour="white")
     game_path = "/g/" + invite.split("/g/", 1)[1].split("#", 1)[0]
     spectator = Player(open_page(game_path))
@@ -187,8 +206,9 @@ def test_a_phone_screen_shows_the_whole_board(new_game):
         assert box["x"] >= 0 and box["x"] + box["width"] <= 375
         assert box["width"] > 330
         assert page.evaluate("document.documentElement.scrollWidth") <= 375
-    creator.page.screenshot(path=str(artifacts_dir() / "phone-375-international.png"),
-                            full_page=True)
+    creator.page.screenshot(
+        path=str(artifacts_dir() / "phone-375-international.png"), full_page=True
+    )
 
 
 def test_the_flip_button_and_the_f_key_turn_the_board(new_game):

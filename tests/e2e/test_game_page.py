@@ -20,7 +20,9 @@ CAPTURE_FEN = "W:W14,20,21,22,25,26,27,28,29,30,31,32:B1,2,3,4,6,7,8,9,12,13,15,
 
 def post(server: str, path: str, body: dict) -> dict:
     request = urllib.request.Request(
-        f"{server}{path}", data=json.dumps(body).encode(), method="POST",
+        f"{server}{path}",
+        data=json.dumps(body).encode(),
+        method="POST",
         headers={"content-type": "application/json"},
     )
     with urllib.request.urlopen(request) as response:
@@ -156,14 +158,38 @@ def test_a_premove_is_cancelled_by_escape_and_by_a_right_click(open_page, server
 @pytest.mark.parametrize(
     ("locale", "variant", "fen", "click", "sentence", "marked"),
     [
-        ("en-GB", "english", CAPTURE_FEN, "31",
-         "A capture is compulsory: 14 and 20 can capture.", ["14", "20"]),
-        ("de-DE", "english", CAPTURE_FEN, "31",
-         "Schlagen ist Pflicht: 14 und 20 können schlagen.", ["14", "20"]),
-        ("en-GB", "international", MAJORITY_FEN, "34",
-         "The capture that takes the most pieces (5) is compulsory: 15.", ["15"]),
-        ("de-DE", "international", MAJORITY_FEN, "34",
-         "Der Schlag mit den meisten Steinen (5) ist Pflicht: 15.", ["15"]),
+        (
+            "en-GB",
+            "english",
+            CAPTURE_FEN,
+            "31",
+            "A capture is compulsory: 14 and 20 can capture.",
+            ["14", "20"],
+        ),
+        (
+            "de-DE",
+            "english",
+            CAPTURE_FEN,
+            "31",
+            "Schlagen ist Pflicht: 14 und 20 können schlagen.",
+            ["14", "20"],
+        ),
+        (
+            "en-GB",
+            "international",
+            MAJORITY_FEN,
+            "34",
+            "The capture that takes the most pieces (5) is compulsory: 15.",
+            ["15"],
+        ),
+        (
+            "de-DE",
+            "international",
+            MAJORITY_FEN,
+            "34",
+            "Der Schlag mit den meisten Steinen (5) ist Pflicht: 15.",
+            ["15"],
+        ),
     ],
 )
 def test_a_click_on_a_piece_that_may_not_move_says_which_must_capture_and_why(
@@ -173,14 +199,21 @@ def test_a_click_on_a_piece_that_may_not_move_says_which_must_capture_and_why(
     white.page.wait_for_function("() => window.kondavo.state.legal.length > 0")
     # The pieces that may move are marked before anything is clicked.
     movable = white.page.locator("svg.board .piece.movable").evaluate_all(
-        "els => els.map(e => e.dataset.square)")
+        "els => els.map(e => e.dataset.square)"
+    )
     assert sorted(movable) == marked
     white.click(click)
     hint = white.page.locator(".notice.hint")
     hint.wait_for()
     assert hint.inner_text() == sentence
-    assert sorted(white.page.locator("svg.board [data-must]").evaluate_all(
-        "els => els.map(e => e.dataset.must)")) == marked
+    assert (
+        sorted(
+            white.page.locator("svg.board [data-must]").evaluate_all(
+                "els => els.map(e => e.dataset.must)"
+            )
+        )
+        == marked
+    )
     white.click(marked[0])  # selecting a piece that may move clears the marks
     assert white.page.locator("svg.board [data-must]").count() == 0
 
@@ -211,13 +244,19 @@ SIZES = [(1280, 720), (1366, 657), (1440, 900), (1920, 969), (375, 667)]
 
 @pytest.mark.parametrize(("width", "height"), SIZES)
 def test_both_clocks_and_the_whole_board_are_in_view(open_page, server, width, height):
-    created = post(server, "/api/games", {
-        "variant": "international", "opponent": "computer", "level": 1, "color": "white"})
+    created = post(
+        server,
+        "/api/games",
+        {"variant": "international", "opponent": "computer", "level": 1, "color": "white"},
+    )
     me = seated(open_page, server, created, width=width, height=height)
     me.wait_turn(1)
     boxes = {}
-    for name, selector in (("mine", '[data-clock="white"]'), ("theirs", '[data-clock="black"]'),
-                           ("board", "svg.board")):
+    for name, selector in (
+        ("mine", '[data-clock="white"]'),
+        ("theirs", '[data-clock="black"]'),
+        ("board", "svg.board"),
+    ):
         me.page.locator(selector).wait_for()
         box = me.page.locator(selector).bounding_box()
         assert box is not None, name
@@ -294,8 +333,11 @@ ENGLISH_ONLY = """async () => {
 
 
 def test_every_page_in_german_has_no_english_only_string(open_page, server):
-    created = post(server, "/api/games", {
-        "variant": "international", "opponent": "computer", "level": 2, "color": "white"})
+    created = post(
+        server,
+        "/api/games",
+        {"variant": "international", "opponent": "computer", "level": 2, "color": "white"},
+    )
     game = seated(open_page, server, created, locale="de-DE")
     game.wait_turn(1)
     game.page.wait_for_selector('[data-clock="black"]')
@@ -333,8 +375,11 @@ def test_the_lobby_says_who_plays_which_colour_and_coordinates_can_be_hidden(ope
     row = home.locator("table.open-games tr", has_text="Brasilianisch").first
     row.wait_for()
     assert "Anonym spielt Schwarz" in row.inner_text() and "(" not in row.inner_text()
-    created = post(server, "/api/games", {
-        "variant": "international", "opponent": "computer", "level": 1, "color": "white"})
+    created = post(
+        server,
+        "/api/games",
+        {"variant": "international", "opponent": "computer", "level": 1, "color": "white"},
+    )
     me = seated(open_page, server, created, width=375, height=667)
     me.wait_turn(1)
     numbers = me.page.locator("svg.board .coords text")
@@ -347,16 +392,17 @@ def test_the_lobby_says_who_plays_which_colour_and_coordinates_can_be_hidden(ope
     assert numbers.count() == 0  # the choice is kept
 
 
-def test_a_premove_against_the_computer_is_played_if_legal_when_its_turn_comes(
-    open_page, server
-):
+def test_a_premove_against_the_computer_is_played_if_legal_when_its_turn_comes(open_page, server):
     from engine import Game, get_rules
 
     # Level 8 thinks about 3 s a move: time enough to premove during its turn. Its reply
     # to 32-28 is 17-22 (no noise at level 8), which 28x17 then takes; were it another
     # move, the premove would have to be dropped instead, and that is checked too.
-    created = post(server, "/api/games", {
-        "variant": "international", "opponent": "computer", "level": 8, "color": "white"})
+    created = post(
+        server,
+        "/api/games",
+        {"variant": "international", "opponent": "computer", "level": 8, "color": "white"},
+    )
     me = seated(open_page, server, created)
     me.play(["32", "28"], 1)
     me.click("28")
@@ -365,7 +411,8 @@ def test_a_premove_against_the_computer_is_played_if_legal_when_its_turn_comes(
     me.wait_ply(2)
     me.page.wait_for_function(
         "() => !window.kondavo.pending && (window.kondavo.state.moves.length === 3"
-        " || window.kondavo.state.legal.length > 0)")
+        " || window.kondavo.state.legal.length > 0)"
+    )
     moves = me.page.evaluate("window.kondavo.state.moves")
     game = Game(get_rules("international"))
     for notation in moves[:2]:

@@ -90,13 +90,15 @@ def test_a_pasted_two_game_file_is_listed_and_stepped_through_move_by_move(open_
     # A click on a move shows the board after it.
     page.locator('.movelist .mv[data-ply="4"]').click()
     page.locator('.movelist[data-shown="4"]').wait_for()
-    assert page.locator('.movelist .mv.current').inner_text() == "14x23"
+    assert page.locator(".movelist .mv.current").inner_text() == "14x23"
     # The second game, an English one, opens on its own board.
     entries.nth(1).locator("button.open-game").click()
     page.locator('.movelist[data-shown="0"]').wait_for()
     assert page.locator("svg.board").get_attribute("data-cols") == "8"
     assert page.locator(".movelist .mv:not(:empty)").all_text_contents() == [
-        "9-14", "22-17", "11-15"
+        "9-14",
+        "22-17",
+        "11-15",
     ]
     page.screenshot(path=str(artifacts_dir() / "import-two-games.png"))
 

@@ -81,7 +81,8 @@ def test_a_finished_game_is_found_under_my_games_and_stepped_through(open_page):
     for shown in (3, 2, 1, 0):
         page.keyboard.press("ArrowLeft")
         page.wait_for_function(
-            "n => document.querySelector('.game').dataset.reviewing === String(n)", arg=shown)
+            "n => document.querySelector('.game').dataset.reviewing === String(n)", arg=shown
+        )
     page.keyboard.press("End")
     page.wait_for_function("() => document.querySelector('.game').dataset.reviewing === ''")
     assert game_box.get_attribute("data-status") == "finished"
@@ -101,7 +102,8 @@ def test_a_takeback_against_the_computer_is_granted_at_once(open_page):
     me.wait_ply(2)  # the computer's reply
     me.page.locator("button.takeback").click()
     me.page.wait_for_function(
-        "() => kondavo.state.moves.length === 0 && kondavo.state.legal.length > 0")
+        "() => kondavo.state.moves.length === 0 && kondavo.state.legal.length > 0"
+    )
     assert me.moves() == []
     # Play goes on: a move, a reply, and the takeback button is there again.
     me.wait_turn(1)
@@ -115,12 +117,22 @@ def forgetful_server() -> Iterator[str]:
     """A second server that forgets a finished game's record 2 s after its end, as a
     long-running site forgets it after days; the players' histories stay."""
     port = free_port()
-    env = {**os.environ, "KONDAVO_HOST": "127.0.0.1", "KONDAVO_PORT": str(port),
-           "KONDAVO_FINISHED_KEPT_S": "2", "KONDAVO_GAMES_PER_IP": "0",
-           "KONDAVO_CLIENT_DIR": str(REPO / "client-js")}
+    env = {
+        **os.environ,
+        "KONDAVO_HOST": "127.0.0.1",
+        "KONDAVO_PORT": str(port),
+        "KONDAVO_FINISHED_KEPT_S": "2",
+        "KONDAVO_GAMES_PER_IP": "0",
+        "KONDAVO_CLIENT_DIR": str(REPO / "client-js"),
+    }
     env.pop("KONDAVO_REDIS_URL", None)
-    process = subprocess.Popen([sys.executable, "-m", "server"], cwd=REPO, env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "server"],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         wait_for_http(f"{base}/healthz", process)

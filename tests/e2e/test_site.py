@@ -34,8 +34,10 @@ def test_the_client_lists_the_engines_rule_sets_and_its_default(open_page):
     from engine import VARIANTS as ENGINE_VARIANTS
 
     page = open_page("/")
-    mirror = page.evaluate("async () => { const m = await import('/static/variants.js');"
-                           " return [m.VARIANTS, m.DEFAULT_VARIANT]; }")
+    mirror = page.evaluate(
+        "async () => { const m = await import('/static/variants.js');"
+        " return [m.VARIANTS, m.DEFAULT_VARIANT]; }"
+    )
     assert mirror == [list(ENGINE_VARIANTS), DEFAULT_VARIANT]
     # The home page offers the same rule set first that the API gives a game by default.
     assert page.locator(f'[data-choice="variant:{DEFAULT_VARIANT}"] input').is_checked()

@@ -93,8 +93,7 @@ def test_names_and_chat_lines_are_text_never_markup(open_page, server):
     lines = page.locator(".chat .lines .line .text")
     lines.nth(len(CHAT) - 1).wait_for()
     shown = lines.all_text_contents()
-    assert shown == [" ".join(t.replace("\u202e", "").replace("\u200b", "").split())
-                     for t in CHAT]
+    assert shown == [" ".join(t.replace("\u202e", "").replace("\u200b", "").split()) for t in CHAT]
     assert NAMES[0] in page.locator(".name").all_text_contents()
     harmless(page)
 

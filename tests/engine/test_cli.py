@@ -8,8 +8,9 @@ import pytest
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "engine", *args], capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "engine", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_perft_prints_one_line_per_depth():
@@ -35,26 +36,40 @@ def test_legal_prints_moves_in_notation_and_as_json():
     out = run("legal", "brazilian", "B:Wc5,e5,c3:Bd6")
     assert out.stdout.split() == ["d6xb4xd2"]
     out = run("legal", "italian", "W:WK22:BK18,10,19,K11", "--json")
-    assert json.loads(out.stdout) == [{"notation": "22x13x6x15x22",
-                                       "path": ["22", "13", "6", "15", "22"],
-                                       "captured": ["18", "10", "11", "19"]}]
+    assert json.loads(out.stdout) == [
+        {
+            "notation": "22x13x6x15x22",
+            "path": ["22", "13", "6", "15", "22"],
+            "captured": ["18", "10", "11", "19"],
+        }
+    ]
 
 
 def test_variants_lists_all_seven():
     out = run("variants")
     assert [line.split()[0] for line in out.stdout.splitlines()] == [
-        "english", "international", "brazilian", "russian", "spanish", "italian", "turkish"]
+        "english",
+        "international",
+        "brazilian",
+        "russian",
+        "spanish",
+        "italian",
+        "turkish",
+    ]
 
 
-@pytest.mark.parametrize("args, says", [
-    (["perft", "chess", "3"], "unknown rule set"),
-    (["perft", "english", "x"], "depth"),
-    (["perft", "english", "-1"], "depth"),
-    (["legal", "english", "W:W99:B1"], "not a square"),
-    (["divide", "english", "0"], "at least 1"),
-    (["frobnicate"], "invalid choice"),
-    ([], "required"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["perft", "chess", "3"], "unknown rule set"),
+        (["perft", "english", "x"], "depth"),
+        (["perft", "english", "-1"], "depth"),
+        (["legal", "english", "W:W99:B1"], "not a square"),
+        (["divide", "english", "0"], "at least 1"),
+        (["frobnicate"], "invalid choice"),
+        ([], "required"),
+    ],
+)
 def test_bad_arguments_exit_2_with_one_line_on_stderr(args, says):
     out = run(*args)
     assert out.returncode == 2

@@ -93,8 +93,9 @@ def test_two_piece_tables_of_every_rule_set_agree_with_the_search(variant):
 def test_a_table_reads_back_from_its_file_with_the_same_results(english3):
     again = endgame.EndgameTable.from_bytes(english3.rules, english3.to_bytes())
     for pos in _sample(english3, 300, seed=5):
-        assert (again.probe(pos.white, pos.black, pos.kings, pos.turn)
-                == english3.probe(pos.white, pos.black, pos.kings, pos.turn))
+        assert again.probe(pos.white, pos.black, pos.kings, pos.turn) == english3.probe(
+            pos.white, pos.black, pos.kings, pos.turn
+        )
     with pytest.raises(ValueError):
         endgame.EndgameTable.from_bytes(get_rules("russian"), english3.to_bytes())
 
@@ -103,8 +104,9 @@ def test_level_8_plays_a_won_ending_out_with_the_table(english3, tmp_path):
     rules = english3.rules
     endgame._LOADED[(rules.id, 3)] = english3
     game = Game(rules, "W:WK1,K2:BK32")
-    distance = english3.probe(game.position.white, game.position.black, game.position.kings,
-                              game.position.turn)
+    distance = english3.probe(
+        game.position.white, game.position.black, game.position.kings, game.position.turn
+    )
     while not game.is_over:
         game.play(search_move(game.position, 8, seed=1, time_limit=0.05).move)
         assert len(game.moves) <= distance

@@ -35,8 +35,9 @@ def test_ranges_are_read_for_numeric_squares():
 @pytest.mark.parametrize("variant", ["russian", "brazilian"])
 def test_russian_and_brazilian_accept_lidraughts_numeric_squares(variant):
     rules = get_rules(variant)
-    numeric = Position.from_fen(rules, "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,"
-                                       "10,11,12")
+    numeric = Position.from_fen(
+        rules, "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
+    )
     assert numeric == Position.start(rules)
     assert Position.from_fen(rules, "W:WK32:B1") == Position.from_fen(rules, "W:WKg1:Bb8")
 

@@ -38,7 +38,10 @@ def test_there_are_eight_levels_each_looking_further_and_erring_less():
         assert higher.noise <= lower.noise
         assert higher.rating > lower.rating
         assert (higher.max_depth, higher.think_time, -higher.noise) != (
-            lower.max_depth, lower.think_time, -lower.noise)
+            lower.max_depth,
+            lower.think_time,
+            -lower.noise,
+        )
     assert levels[0].max_depth == 1 and levels[0].noise > 100
     assert levels[-1].noise == 0 and levels[-1].max_depth >= 40
 
@@ -117,8 +120,15 @@ def test_balanced_openings_are_distinct_and_playable():
 
 def test_a_match_alternates_colours_and_counts_every_game():
     seen = []
-    score = run_match("english", 3, 1, 4, node_limit=300, seed=1,
-                      progress=lambda i, record, s: seen.append(record))
+    score = run_match(
+        "english",
+        3,
+        1,
+        4,
+        node_limit=300,
+        seed=1,
+        progress=lambda i, record, s: seen.append(record),
+    )
     assert score.games == 4
     assert [r.white_level for r in seen] == [3, 1, 3, 1]
     assert seen[0].opening == seen[1].opening
@@ -148,8 +158,9 @@ def test_score_and_elo_figures():
 def test_play_and_match_subcommands_register_on_a_parser():
     parser = argparse.ArgumentParser()
     add_subcommands(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["match", "russian", "--a", "8", "--b", "7", "--games", "4",
-                              "--time", "0.5"])
+    args = parser.parse_args(
+        ["match", "russian", "--a", "8", "--b", "7", "--games", "4", "--time", "0.5"]
+    )
     assert (args.a, args.b, args.games, args.time) == (8, 7, 4, 0.5) and callable(args.func)
     args = parser.parse_args(["play", "turkish", "--level", "2", "--fen", "W:Wa2:Ba7"])
     assert (args.variant, args.level, args.fen) == ("turkish", 2, "W:Wa2:Ba7")
@@ -160,8 +171,9 @@ def test_play_and_match_subcommands_register_on_a_parser():
 def test_terminal_play_takes_moves_answers_and_quits():
     typed = iter(["moves", "11-99", "12-16", "quit"])
     out: list[str] = []
-    code = play_terminal("english", level=1, color="black", seed=1,
-                         read=lambda prompt: next(typed), write=out.append)
+    code = play_terminal(
+        "english", level=1, color="black", seed=1, read=lambda prompt: next(typed), write=out.append
+    )
     text = "\n".join(out)
     assert code == 0
     assert "9-13" in text  # the list of legal moves

@@ -85,8 +85,23 @@ def test_moving_from_an_empty_square_is_refused():
         pos("english").parse_move("13-17")
 
 
-@pytest.mark.parametrize("text", ["", "11", "11-", "-15", "11--15", "hello", "11-99", "a9-b8",
-                                  "0-4", "x" * 500, "11 15", "z1-z2"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "11",
+        "11-",
+        "-15",
+        "11--15",
+        "hello",
+        "11-99",
+        "a9-b8",
+        "0-4",
+        "x" * 500,
+        "11 15",
+        "z1-z2",
+    ],
+)
 def test_malformed_move_text_raises_invalid_move_error(text):
     with pytest.raises(InvalidMoveError):
         pos("english").parse_move(text)

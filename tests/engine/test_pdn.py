@@ -28,8 +28,9 @@ from .test_properties import random_games
 
 
 def run_engine(*args):
-    return subprocess.run([sys.executable, "-m", "engine", *args], capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "engine", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
@@ -105,16 +106,20 @@ def test_a_file_of_many_games_gives_each_game_only_its_own_tags():
     assert [g.index for g in (first, second, third)] == [0, 1, 2]
     assert first.tags["White"] == "Anna" and "Date" not in first.tags
     assert second.tags["Date"] == "2026.01.02" and second.tags["White"] == "Carla"
-    assert third.tags == {"Event": "Third game", "White": "Eva", "Black": "Frans",
-                          "Result": "2-0"}
+    assert third.tags == {"Event": "Third game", "White": "Eva", "Black": "Frans", "Result": "2-0"}
     assert [g.game.result for g in (first, second, third)] == [
-        Result.DRAW, Result.BLACK_WINS, Result.WHITE_WINS]
+        Result.DRAW,
+        Result.BLACK_WINS,
+        Result.WHITE_WINS,
+    ]
     assert [g.plies for g in (first, second, third)] == [24, 26, 28]
 
 
 def test_the_first_game_no_longer_takes_the_last_games_fen_and_result():
-    text = ('[Event "a"]\n[Result "2-0"]\n1. 32-28 2-0\n\n'
-            '[Event "b"]\n[FEN "B:W28:B23"]\n[Result "0-2"]\n1... 23x32 0-2\n')
+    text = (
+        '[Event "a"]\n[Result "2-0"]\n1. 32-28 2-0\n\n'
+        '[Event "b"]\n[FEN "B:W28:B23"]\n[Result "0-2"]\n1... 23x32 0-2\n'
+    )
     game = Game.from_pdn(text)
     assert game.start_fen == get_rules("international").start_fen
     assert game.notation == ["32-28"] and game.result is Result.WHITE_WINS
@@ -155,7 +160,11 @@ def test_a_broken_game_is_reported_with_its_index_line_and_reason_and_the_rest_i
 def test_english_results_give_the_first_number_to_black_the_first_player():
     games = [g.game for g in games_of("english_results.pdn")]
     assert [g.result for g in games] == [
-        Result.BLACK_WINS, Result.WHITE_WINS, Result.DRAW, Result.BLACK_WINS]
+        Result.BLACK_WINS,
+        Result.WHITE_WINS,
+        Result.DRAW,
+        Result.BLACK_WINS,
+    ]
     assert games[0].reason is Reason.RECORDED and games[3].reason is Reason.NO_PIECES
     assert '[Result "1-0"]' in games[0].pdn() and games[0].pdn().rstrip().endswith("1-0")
 
@@ -164,8 +173,10 @@ def test_english_results_give_the_first_number_to_black_the_first_player():
 def test_the_writer_uses_each_rule_sets_result_convention(variant):
     rules = get_rules(variant)
     first, second = rules.first_to_move, rules.first_to_move.opponent
-    written = {result: result_to_pdn(result, rules)
-               for result in (Result.win_for(first), Result.DRAW, Result.win_for(second))}
+    written = {
+        result: result_to_pdn(result, rules)
+        for result in (Result.win_for(first), Result.DRAW, Result.win_for(second))
+    }
     if variant in ("international", "russian", "brazilian"):
         # PDN 3.0's International result type, as lidraughts writes it for these
         assert list(written.values()) == ["2-0", "1-1", "0-2"]
@@ -176,11 +187,19 @@ def test_the_writer_uses_each_rule_sets_result_convention(variant):
         assert result_from_pdn(text, rules) is result
 
 
-@pytest.mark.parametrize("text, result", [
-    ("1-0", Result.WHITE_WINS), ("2-0", Result.WHITE_WINS), ("0-1", Result.BLACK_WINS),
-    ("0-2", Result.BLACK_WINS), ("1/2-1/2", Result.DRAW), ("1-1", Result.DRAW), ("*", None),
-    ("0-0", None),
-])
+@pytest.mark.parametrize(
+    "text, result",
+    [
+        ("1-0", Result.WHITE_WINS),
+        ("2-0", Result.WHITE_WINS),
+        ("0-1", Result.BLACK_WINS),
+        ("0-2", Result.BLACK_WINS),
+        ("1/2-1/2", Result.DRAW),
+        ("1-1", Result.DRAW),
+        ("*", None),
+        ("0-0", None),
+    ],
+)
 def test_the_reader_accepts_both_result_forms_and_the_unfinished_mark(text, result):
     assert result_from_pdn(text, get_rules("international")) is result
 
@@ -205,8 +224,9 @@ def test_fen_tags_in_the_forms_lidraughts_and_checkerboard_write():
     assert checkerboard.game.start_fen == "B:WK10,K15,18,24,27,28:B12,16,20,K22,K25,K29"
     # A man on its own crowning row would have been crowned: read as a king, and said so.
     assert crowned.game.start_fen == "W:WK1,18:B2,K26"
-    assert crowned.notes == ["line 28: the FEN tag lists a man on its crowning row "
-                             "(white 1): read as a king"]
+    assert crowned.notes == [
+        "line 28: the FEN tag lists a man on its crowning row (white 1): read as a king"
+    ]
 
 
 def test_a_question_mark_side_to_move_is_taken_from_the_first_move_and_its_number():
@@ -232,8 +252,10 @@ def test_a_live_game_still_ends_by_itself_on_threefold_repetition():
 
 
 def test_a_record_that_stops_with_a_draw_where_our_rule_fires_gets_that_reason():
-    text = ('[GameType "20"]\n[FEN "W:W49,K36:B2,K15"]\n'
-            "1. 36-31 15-20 2. 31-36 20-15 3. 36-31 15-20 4. 31-36 20-15 1-1")
+    text = (
+        '[GameType "20"]\n[FEN "W:W49,K36:B2,K15"]\n'
+        "1. 36-31 15-20 2. 31-36 20-15 3. 36-31 15-20 4. 31-36 20-15 1-1"
+    )
     game = Game.from_pdn(text)
     assert game.result is Result.DRAW and game.reason is Reason.THREEFOLD
 
@@ -243,10 +265,13 @@ def test_an_ambiguous_short_capture_is_resolved_by_the_next_move():
     assert record.game.notation == ["10x17x26", "23-19"]
 
 
-@pytest.mark.parametrize("index, line, why", [
-    (1, 11, "the moves after it, from '32-28', fit both"),
-    (2, 16, "no move follows"),
-])
+@pytest.mark.parametrize(
+    "index, line, why",
+    [
+        (1, 11, "the moves after it, from '32-28', fit both"),
+        (2, 16, "no move follows"),
+    ],
+)
 def test_an_ambiguous_short_capture_the_record_cannot_resolve_names_both(index, line, why):
     error = games_of("ambiguous.pdn")[index].error
     assert isinstance(error, PdnAmbiguousMoveError) and error.line == line
@@ -266,8 +291,10 @@ def test_every_game_of_each_file_round_trips(name):
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(random_games(max_plies=60), min_size=1, max_size=4),
-       st.lists(st.sampled_from([None, *Result]), min_size=4, max_size=4))
+@given(
+    st.lists(random_games(max_plies=60), min_size=1, max_size=4),
+    st.lists(st.sampled_from([None, *Result]), min_size=4, max_size=4),
+)
 def test_random_games_written_as_one_file_read_back_equal(games, results):
     for game, result in zip(games, results, strict=False):
         if result is not None and not game.is_over:
@@ -281,17 +308,20 @@ def test_random_games_written_as_one_file_read_back_equal(games, results):
         assert record.tags["Black"] == "B\\C" and round_trips(record.game)
 
 
-@pytest.mark.parametrize("text, error, line", [
-    ('[Event "x"]\n[GameType "20"\n1. 32-28 *', PdnSyntaxError, 2),
-    ('[GameType "99"]\n1. 32-28 *', PdnTagError, 1),
-    ('[Event "x"]\n[FEN "W:W99:B1"]\n1. 32-28 *', PdnTagError, 2),
-    ('[Event "x"]\n\n1. 32-28 19-23\n2. 28-22 *', PdnMoveError, 4),
-    ("1. 32-28 { never closed\n2. 28-22", PdnSyntaxError, 1),
-    ("1. 32-28 (2. 33-29", PdnSyntaxError, 1),
-    ("1. 32-28 19-23 2. 28x19 ) *", PdnSyntaxError, 1),
-    ("1. 32-28 hello *", PdnSyntaxError, 1),
-    ("1. 32-28\n% an escape line\n19-23 % not at the start of a line *", PdnSyntaxError, 3),
-])
+@pytest.mark.parametrize(
+    "text, error, line",
+    [
+        ('[Event "x"]\n[GameType "20"\n1. 32-28 *', PdnSyntaxError, 2),
+        ('[GameType "99"]\n1. 32-28 *', PdnTagError, 1),
+        ('[Event "x"]\n[FEN "W:W99:B1"]\n1. 32-28 *', PdnTagError, 2),
+        ('[Event "x"]\n\n1. 32-28 19-23\n2. 28-22 *', PdnMoveError, 4),
+        ("1. 32-28 { never closed\n2. 28-22", PdnSyntaxError, 1),
+        ("1. 32-28 (2. 33-29", PdnSyntaxError, 1),
+        ("1. 32-28 19-23 2. 28x19 ) *", PdnSyntaxError, 1),
+        ("1. 32-28 hello *", PdnSyntaxError, 1),
+        ("1. 32-28\n% an escape line\n19-23 % not at the start of a line *", PdnSyntaxError, 3),
+    ],
+)
 def test_errors_are_narrow_value_errors_that_name_the_line(text, error, line):
     with pytest.raises(error) as caught:
         Game.from_pdn(text)
@@ -305,9 +335,11 @@ def test_pdn_check_prints_each_game_and_a_summary():
     lines = out.stdout.splitlines()
     assert lines[0].endswith("game 1 (line 2) ? - ?: 2 plies replayed, 2-0")
     assert "game 2 (line 6): refused: line 7:" in lines[1]
-    assert lines[-1].endswith("6 games: 3 read, 6 plies replayed, 3 refused (syntax 2, move 1), "
-                              "3 of 3 round trips equal, 0 played on past one of our automatic "
-                              "draws")
+    assert lines[-1].endswith(
+        "6 games: 3 read, 6 plies replayed, 3 refused (syntax 2, move 1), "
+        "3 of 3 round trips equal, 0 played on past one of our automatic "
+        "draws"
+    )
     out = run_engine("pdn", "check", "--variant", "italian", str(DATA / "italian_tags.pdn"))
     assert out.returncode == 0 and "Marco - Nina: 20 plies replayed, 1-0" in out.stdout
 
@@ -327,8 +359,9 @@ def test_pdn_convert_writes_the_games_back_normalised_and_readable(tmp_path):
 def test_a_result_tag_that_disagrees_with_the_end_of_the_moves_is_noted_and_the_moves_win():
     (record,) = read_pdn_games('[Result "0-2"]\n1. 32-28 19-23 1-1')
     assert record.game.result is Result.DRAW
-    assert record.notes == ["line 2: the Result tag says '0-2', the moves end with '1-1': "
-                            "read as the moves say"]
+    assert record.notes == [
+        "line 2: the Result tag says '0-2', the moves end with '1-1': read as the moves say"
+    ]
 
 
 def test_a_capture_written_with_a_capital_x_is_read():
@@ -347,8 +380,10 @@ def test_the_rule_set_given_serves_only_the_games_without_a_gametype():
 
 
 def test_a_ten_point_score_is_named_as_the_problem_rather_than_the_missing_result():
-    text = ('[Event "a"]\n[Result "4-6"]\n1. 32-28 19-23 4-6\n\n'
-            '[Event "b"]\n[Result "2-0"]\n1. 32-28 2-0\n')
+    text = (
+        '[Event "a"]\n[Result "4-6"]\n1. 32-28 19-23 4-6\n\n'
+        '[Event "b"]\n[Result "2-0"]\n1. 32-28 2-0\n'
+    )
     first, second = read_pdn_games(text)
     assert isinstance(first.error, PdnTagError) and first.error.line == 2
     assert "'4-6' is not a PDN result" in str(first.error) and second.plies == 1

@@ -29,8 +29,7 @@ SHOTS = [
     ("russian", "B:Wa1,c1,g1,f2,h2,c3,e3,g3,d4,h6,a7:Be5,d6,f6,c7,e7,g7,f8,h8", "c7-b6", 5),
     ("spanish", "B:W17,19,K29:B9,24,K27,32", "9-5", 5),
     ("italian", "B:W18,20,21,22,23,24,26,28:B2,5,8,9,10,11,12,17", "12-16", 5),
-    ("turkish", "B:Wc2,e2,d3,e3,f3,h3,c4,f4,g4,g5,e6:Bb5,f5,h5,c6,d6,f6,g6,a7,f7,g7",
-     "b5-c5", 5),
+    ("turkish", "B:Wc2,e2,d3,e3,f3,h3,c4,f4,g4,g5,e6:Bb5,f5,h5,c6,d6,f6,g6,a7,f7,g7", "b5-c5", 5),
 ]
 CAPTURE_CHOICES = [
     # Several captures are legal; only one of them does not lose material back.
@@ -70,8 +69,10 @@ def _material_search(pos: Position, depth: int, alpha: int, beta: int) -> int:
 
 def _winning_moves(pos: Position, depth: int) -> tuple[list[str], int]:
     """Moves that reach the best material score by force, and what they win."""
-    scores = {str(m): -_material_search(pos.play(m), depth - 1, -10_000, 10_000)
-              for m in pos.legal_moves()}
+    scores = {
+        str(m): -_material_search(pos.play(m), depth - 1, -10_000, 10_000)
+        for m in pos.legal_moves()
+    }
     best = max(scores.values())
     others = max((s for s in scores.values() if s != best), default=-10_000)
     assert best - others >= 2, "another move is within a man of the best one"
@@ -80,12 +81,16 @@ def _winning_moves(pos: Position, depth: int) -> tuple[list[str], int]:
 
 def _level8(node_limit: int = 20_000, seed: int = 1) -> SearchParams:
     # Level 8's search with a node budget instead of its clock: reproducible on any machine.
-    return dataclasses.replace(get_level(8).params(seed=seed, node_limit=node_limit),
-                               time_limit=None)
+    return dataclasses.replace(
+        get_level(8).params(seed=seed, node_limit=node_limit), time_limit=None
+    )
 
 
-@pytest.mark.parametrize(("variant", "fen", "solution", "depth"), SHOTS + CAPTURE_CHOICES,
-                         ids=[f"{v}-{s}" for v, _, s, _ in SHOTS + CAPTURE_CHOICES])
+@pytest.mark.parametrize(
+    ("variant", "fen", "solution", "depth"),
+    SHOTS + CAPTURE_CHOICES,
+    ids=[f"{v}-{s}" for v, _, s, _ in SHOTS + CAPTURE_CHOICES],
+)
 def test_level_8_finds_the_only_move_that_wins_material(variant, fen, solution, depth):
     pos = Position.from_fen(get_rules(variant), fen)
     winners, gain = _winning_moves(pos, depth)
@@ -138,8 +143,11 @@ def test_the_node_budget_stops_a_deep_search_and_makes_it_reproducible():
     first = Searcher(pos.rules, params).search(pos)
     second = Searcher(pos.rules, params).search(pos)
     assert first.nodes < 3000 + 512  # the budget is checked every 512 nodes
-    assert (str(first.move), first.score, first.depth) == (str(second.move), second.score,
-                                                           second.depth)
+    assert (str(first.move), first.score, first.depth) == (
+        str(second.move),
+        second.score,
+        second.depth,
+    )
 
 
 def test_a_searcher_kept_over_a_game_never_searches_with_a_full_table():
@@ -156,13 +164,15 @@ def test_a_searcher_kept_over_a_game_never_searches_with_a_full_table():
 
 def test_the_selective_search_looks_deeper_on_the_same_nodes_than_the_full_width_one():
     # Late-move reductions and forward pruning spend the nodes on the likely lines.
-    pos = Position.from_fen(get_rules("international"),
-                            "W:W27,28,31,32,33,34,36,37,38,39,41,42,43,44,45:"
-                            "B6,7,8,9,11,12,13,14,15,16,17,18,19,22,23")
+    pos = Position.from_fen(
+        get_rules("international"),
+        "W:W27,28,31,32,33,34,36,37,38,39,41,42,43,44,45:B6,7,8,9,11,12,13,14,15,16,17,18,19,22,23",
+    )
     depth = {}
     for selective in (False, True):
-        params = SearchParams(max_depth=40, node_limit=20_000, seed=1, reductions=selective,
-                              forward_pruning=selective)
+        params = SearchParams(
+            max_depth=40, node_limit=20_000, seed=1, reductions=selective, forward_pruning=selective
+        )
         result = Searcher(pos.rules, params).search(pos)
         assert result.move in pos.legal_moves()
         depth[selective] = result.depth
@@ -230,15 +240,16 @@ def test_the_evaluation_scores_a_position_as_its_colour_reversed_mirror(variant)
     # the blended terms may differ by a few hundredths of a man, no more.
     rules = get_rules(variant)
     board, evaluator = rules.board, Evaluator(rules)
-    turned = {sq: board.square_at[(board.cols - 1 - col, board.rows - 1 - row)]
-              for sq, (col, row) in board.coords.items()}
+    turned = {
+        sq: board.square_at[(board.cols - 1 - col, board.rows - 1 - row)]
+        for sq, (col, row) in board.coords.items()
+    }
 
     def turn(bits: int) -> int:
         return sum(1 << turned[sq] for sq in board.squares if bits >> sq & 1)
 
     for pos in _random_positions(variant, 60, seed=3):
-        mirror = evaluator.evaluate(turn(pos.black), turn(pos.white), turn(pos.kings),
-                                    1 - pos.turn)
+        mirror = evaluator.evaluate(turn(pos.black), turn(pos.white), turn(pos.kings), 1 - pos.turn)
         assert abs(evaluator.evaluate(pos.white, pos.black, pos.kings, pos.turn) - mirror) <= 3
 
 
@@ -249,13 +260,13 @@ def test_the_chunked_men_tables_sum_as_the_men_one_by_one(variant):
     evaluator = Evaluator(rules)
 
     def packed(side: int, men: int) -> int:
-        return sum(table[(men >> shift) & mask]
-                   for shift, mask, table in evaluator.men_chunks[side])
+        return sum(
+            table[(men >> shift) & mask] for shift, mask, table in evaluator.men_chunks[side]
+        )
 
     for pos in _random_positions(variant, 30, seed=5):
         for side, men in ((0, pos.white & ~pos.kings), (1, pos.black & ~pos.kings)):
-            one_by_one = sum(packed(side, 1 << sq) for sq in rules.board.squares
-                             if men >> sq & 1)
+            one_by_one = sum(packed(side, 1 << sq) for sq in rules.board.squares if men >> sq & 1)
             assert packed(side, men) == one_by_one
 
 

@@ -23,8 +23,11 @@ from protocol import messages as m
 
 TAGS = sorted({*m.CLIENT_MESSAGES, *m.SERVER_MESSAGES})
 FIELDS = sorted(
-    {f.name for cls in (*m.CLIENT_MESSAGES.values(), *m.SERVER_MESSAGES.values())
-     for f in dataclasses.fields(cls)}
+    {
+        f.name
+        for cls in (*m.CLIENT_MESSAGES.values(), *m.SERVER_MESSAGES.values())
+        for f in dataclasses.fields(cls)
+    }
 )
 # Peak memory a decode may use: generous for 8 KiB of tiny nested containers (each
 # byte can become a Python object), tiny next to what a lying length header asks for.
@@ -86,9 +89,16 @@ def _mutated(draw: st.DrawFn) -> bytes:
             frame[at:at] = draw(st.binary(min_size=1, max_size=8))
         else:  # a container or string header claiming a huge length
             frame[at:at] = draw(
-                st.sampled_from([b"\xdd\xff\xff\xff\xff", b"\xdf\xff\xff\xff\xff",
-                                 b"\xc6\xff\xff\xff\xff", b"\xdb\xff\xff\xff\xff",
-                                 b"\xc9\xff\xff\xff\xff\x01", b"\xdc\xff\xff"])
+                st.sampled_from(
+                    [
+                        b"\xdd\xff\xff\xff\xff",
+                        b"\xdf\xff\xff\xff\xff",
+                        b"\xc6\xff\xff\xff\xff",
+                        b"\xdb\xff\xff\xff\xff",
+                        b"\xc9\xff\xff\xff\xff\x01",
+                        b"\xdc\xff\xff",
+                    ]
+                )
             )
     return bytes(frame)
 

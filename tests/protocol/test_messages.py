@@ -190,9 +190,7 @@ def test_unknown_extra_fields_are_ignored_for_forward_compatibility():
 
 def test_a_missing_field_with_a_default_takes_the_default():
     assert m.decode_client(pack({"t": "hello", "proto": 1})) == m.Hello()
-    assert m.decode_client(pack({"t": "move", "notation": "11-15"})) == m.MakeMove(
-        notation="11-15"
-    )
+    assert m.decode_client(pack({"t": "move", "notation": "11-15"})) == m.MakeMove(notation="11-15")
 
 
 @settings(max_examples=300, deadline=None)

@@ -15,8 +15,14 @@ README = (Path(__file__).resolve().parents[2] / "protocol" / "README.md").read_t
 SCHEMA = m.schema()
 # How the README writes the schema's type names.
 WORDS = {
-    "an integer": "int", "a string": "str", "bool": "bool", "a list of strings": "[str]",
-    "a list": "list", "a map": "map", "a number": "number", "anything": "any",
+    "an integer": "int",
+    "a string": "str",
+    "bool": "bool",
+    "a list of strings": "[str]",
+    "a list": "list",
+    "a map": "map",
+    "a number": "number",
+    "anything": "any",
 }
 FIELD = re.compile(r"`(\w+)`(?:\s+([\w\[\]|]+))?(\?)?(?:\s+≤(\d+))?")
 
@@ -51,8 +57,10 @@ def test_the_client_table_lists_every_message_field_type_and_limit_of_the_schema
     documented = {tag_of(row[0]): row[1] for row in rows}
     assert set(documented) == set(SCHEMA["client_to_server"])
     for tag, fields in SCHEMA["client_to_server"].items():
-        found = {name: (word, optional, limit)
-                 for name, word, optional, limit in FIELD.findall(documented[tag])}
+        found = {
+            name: (word, optional, limit)
+            for name, word, optional, limit in FIELD.findall(documented[tag])
+        }
         assert set(found) == set(fields), tag
         for name, spec in fields.items():
             word, optional, limit = found[name]
@@ -99,9 +107,14 @@ def test_the_error_table_lists_every_error_code_and_no_other():
 
 
 def test_the_close_table_lists_every_close_code_and_no_other():
-    documented = {int(row[0].strip("`")) for row in
-                  (line.strip("|").split("|") for line in section("## Close codes").splitlines()
-                   if re.match(r"\| \d{4} \|", line))}
+    documented = {
+        int(row[0].strip("`"))
+        for row in (
+            line.strip("|").split("|")
+            for line in section("## Close codes").splitlines()
+            if re.match(r"\| \d{4} \|", line)
+        )
+    }
     assert documented == set(SCHEMA["close_codes"].values())
 
 
@@ -118,5 +131,8 @@ def test_required_fields_are_reported_and_enforced():
         else:
             raise AssertionError(f"{tag} without {name} was accepted")
     # Everything the server sends is always there (nil when it has no value).
-    assert all(spec["required"] for fields in SCHEMA["server_to_client"].values()
-               for spec in fields.values())
+    assert all(
+        spec["required"]
+        for fields in SCHEMA["server_to_client"].values()
+        for spec in fields.values()
+    )

@@ -130,28 +130,76 @@ class TlsRedisServer(RedisServer):
         ]  # fmt: skip
 
     def client(self) -> redis.Redis:
-        return redis.Redis(host="localhost", port=self.port, ssl=True,
-                           ssl_ca_certs=self.ca_file, socket_timeout=5)
+        return redis.Redis(
+            host="localhost", port=self.port, ssl=True, ssl_ca_certs=self.ca_file, socket_timeout=5
+        )
 
     def _make_certificates(self) -> None:
         def openssl(*args: str) -> None:
-            subprocess.run([OPENSSL, *args], cwd=self.dir, check=True,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            subprocess.run(
+                [OPENSSL, *args],
+                cwd=self.dir,
+                check=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
 
-        openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-                "-keyout", "ca.key", "-out", "ca.pem", "-subj", "/CN=kondavo test CA",
-                "-addext", "basicConstraints=critical,CA:TRUE",
-                "-addext", "keyUsage=critical,keyCertSign,cRLSign")
-        openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "redis.key",
-                "-out", "redis.csr", "-subj", "/CN=localhost")
+        openssl(
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.pem",
+            "-subj",
+            "/CN=kondavo test CA",
+            "-addext",
+            "basicConstraints=critical,CA:TRUE",
+            "-addext",
+            "keyUsage=critical,keyCertSign,cRLSign",
+        )
+        openssl(
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "redis.key",
+            "-out",
+            "redis.csr",
+            "-subj",
+            "/CN=localhost",
+        )
         with open(os.path.join(self.dir, "redis.ext"), "w") as ext:
-            ext.write("subjectAltName=DNS:localhost,IP:127.0.0.1\n"
-                      "basicConstraints=CA:FALSE\n"
-                      "keyUsage=critical,digitalSignature,keyEncipherment\n"
-                      "extendedKeyUsage=serverAuth\n"
-                      "authorityKeyIdentifier=keyid\n")
-        openssl("x509", "-req", "-in", "redis.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-                "-CAcreateserial", "-days", "2", "-out", "redis.pem", "-extfile", "redis.ext")
+            ext.write(
+                "subjectAltName=DNS:localhost,IP:127.0.0.1\n"
+                "basicConstraints=CA:FALSE\n"
+                "keyUsage=critical,digitalSignature,keyEncipherment\n"
+                "extendedKeyUsage=serverAuth\n"
+                "authorityKeyIdentifier=keyid\n"
+            )
+        openssl(
+            "x509",
+            "-req",
+            "-in",
+            "redis.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-days",
+            "2",
+            "-out",
+            "redis.pem",
+            "-extfile",
+            "redis.ext",
+        )
 
 
 def tls_redis_server_or_skip() -> TlsRedisServer:

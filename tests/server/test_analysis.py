@@ -17,7 +17,9 @@ OPENING = ["11-15", "23-19", "8-11", "22-17", "9-13", "17-14", "10x17"]
 
 def _post(url: str, body: dict[str, Any]) -> tuple[int, list[dict[str, Any]]]:
     request = urllib.request.Request(
-        f"{url}/api/analysis", data=json.dumps(body).encode(), method="POST",
+        f"{url}/api/analysis",
+        data=json.dumps(body).encode(),
+        method="POST",
         headers={"content-type": "application/json"},
     )
     try:

@@ -362,9 +362,7 @@ async def test_conflicting_moves_through_both_nodes_apply_exactly_one_per_versio
                         assert len(acks) == 2 and acks[0].v == acks[1].v, outcome
                     else:
                         assert len(acks) == 1 and len(refusals) == 1, outcome
-                        assert refusals[0].code in (
-                            "move/stale", "move/not_your_turn", "game/over"
-                        )
+                        assert refusals[0].code in ("move/stale", "move/not_your_turn", "game/over")
                     applied += 1
                     results["rounds"] += 1
                     for conn in everyone:
@@ -494,8 +492,14 @@ def test_a_node_that_cannot_verify_the_redis_certificate_refuses_to_start(tls_re
     a server it cannot verify, and says why in one line before exiting."""
     keys_before = set(tls_redis.client().keys())
     env = Node(tls_redis.url, {"SSL_CERT_FILE": os.devnull}).environment()
-    node = subprocess.run([sys.executable, "-m", "server"], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=60)
+    node = subprocess.run(
+        [sys.executable, "-m", "server"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert node.returncode != 0
     said = [line for line in node.stderr.splitlines() if "cannot start" in line]
     assert len(said) == 1

@@ -141,8 +141,14 @@ async def test_the_bots_moves_arrive_while_another_game_keeps_relaying_promptly(
 async def test_a_game_against_the_computer_is_played_to_its_end(server):
     k = (await server()).kondavo
     me = await k.create(
-        variant="russian", opponent="computer", level=2, color="black", clock=None,
-        rated=True, player=ALICE, name="Ada",
+        variant="russian",
+        opponent="computer",
+        level=2,
+        color="black",
+        clock=None,
+        rated=True,
+        player=ALICE,
+        name="Ada",
     )
     rng = random.Random(5)
     async with k.connect(me) as conn:
@@ -160,8 +166,12 @@ async def test_a_game_against_the_computer_is_played_to_its_end(server):
     mine = await k.request("GET", f"/api/players/{public_id(ALICE)}")
     assert mine["ratings"]["russian"]["games"] == 1
     theirs = await k.request("GET", f"/api/players/{computer_id(2)}")
-    assert theirs["ratings"]["russian"] == {"rating": 900, "rd": 50, "games": 0,
-                                            "provisional": False}
+    assert theirs["ratings"]["russian"] == {
+        "rating": 900,
+        "rd": 50,
+        "games": 0,
+        "provisional": False,
+    }
 
 
 async def test_the_computer_defaults_to_level_3_and_answers_a_rematch_at_once(server):
@@ -185,8 +195,14 @@ async def test_after_a_restart_the_timekeeper_finds_the_computers_overdue_turn()
     now = await store.now()
     # As a node that died left it: the computer to move, nobody thinking, long overdue.
     record = room.new_game(
-        game_id="restart", variant="english", now=now - 60_000, creator="white",
-        creator_token="t" * 22, opponent="computer", level=1, initial_ms=None,
+        game_id="restart",
+        variant="english",
+        now=now - 60_000,
+        creator="white",
+        creator_token="t" * 22,
+        opponent="computer",
+        level=1,
+        initial_ms=None,
     )
     _seat_the_computer(record, 1)
     assert room.bot_to_move(record)
@@ -207,8 +223,14 @@ async def test_a_reconnecting_player_wakes_a_computer_nobody_thinks_for():
     store = MemoryStore()
     now = await store.now()
     record = room.new_game(
-        game_id="wake", variant="english", now=now, creator="white",
-        creator_token="t" * 22, opponent="computer", level=1, initial_ms=None,
+        game_id="wake",
+        variant="english",
+        now=now,
+        creator="white",
+        creator_token="t" * 22,
+        opponent="computer",
+        level=1,
+        initial_ms=None,
     )
     _seat_the_computer(record, 1)
     await store.create(record, room.deadline(record))  # due only in several seconds
@@ -239,8 +261,14 @@ async def test_a_move_chosen_for_an_older_position_is_dropped():
 
     store = MemoryStore()
     record = room.new_game(
-        game_id="twice", variant="english", now=await store.now(), creator="white",
-        creator_token="t" * 22, opponent="computer", level=1, initial_ms=None,
+        game_id="twice",
+        variant="english",
+        now=await store.now(),
+        creator="white",
+        creator_token="t" * 22,
+        opponent="computer",
+        level=1,
+        initial_ms=None,
     )
     _seat_the_computer(record, 1)
     await store.create(record, room.deadline(record))
@@ -252,8 +280,19 @@ async def test_a_move_chosen_for_an_older_position_is_dropped():
     played = await store.load("twice")
     assert len(played.moves) == 1 and not table_a.thinking and not table_b.thinking
     # The stale check itself: a move made against an older version is refused.
-    out = room.handle(played, Sent("white", m.MakeMove(notation=str(Game.replay(
-        get_rules("english"), None, played.moves).legal_moves()[0]), v=0)), 0)
+    out = room.handle(
+        played,
+        Sent(
+            "white",
+            m.MakeMove(
+                notation=str(
+                    Game.replay(get_rules("english"), None, played.moves).legal_moves()[0]
+                ),
+                v=0,
+            ),
+        ),
+        0,
+    )
     assert out.refusal is not None and out.refusal.code == "move/stale"
     await table_a.close()
     await table_b.close()

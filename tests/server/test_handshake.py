@@ -18,8 +18,9 @@ async def test_a_handshake_offering_only_another_subprotocol_is_refused_with_403
         with pytest.raises(InvalidStatus) as refused:
             await connect(f"{k.ws_url}{path}", subprotocols=["graphql-ws"])
         assert refused.value.response.status_code == 403
-    async with connect(f"{k.ws_url}/ws/games/{white.game}",
-                       subprotocols=["graphql-ws", m.SUBPROTOCOL]) as ws:
+    async with connect(
+        f"{k.ws_url}/ws/games/{white.game}", subprotocols=["graphql-ws", m.SUBPROTOCOL]
+    ) as ws:
         assert ws.subprotocol == m.SUBPROTOCOL
     async with connect(f"{k.ws_url}/ws/games/{white.game}") as ws:  # none offered
         assert ws.subprotocol is None
@@ -29,8 +30,7 @@ async def test_a_handshake_offering_only_another_subprotocol_is_refused_with_403
 
 async def test_a_hello_without_proto_is_refused_as_a_missing_field(k: Kondavo):
     white = await k.create(variant="english")
-    async with connect(f"{k.ws_url}/ws/games/{white.game}",
-                       subprotocols=[m.SUBPROTOCOL]) as ws:
+    async with connect(f"{k.ws_url}/ws/games/{white.game}", subprotocols=[m.SUBPROTOCOL]) as ws:
         await ws.send(msgpack.packb({"t": "hello"}))
         refusal = m.decode_server(await ws.recv())
         assert isinstance(refusal, m.Error) and refusal.code == "msg/missing_field"

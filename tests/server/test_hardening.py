@@ -59,17 +59,25 @@ async def test_ten_thousand_illegal_out_of_turn_and_spectator_moves_change_nothi
         for i in range(10_000):
             kind = i % 4
             if kind == 0:  # the side to move, a move that is not legal
-                attempts.append((mover, m.MakeMove(path=illegal_path(), ack=i), {
-                    "move/illegal", "move/invalid"}))
+                attempts.append(
+                    (
+                        mover,
+                        m.MakeMove(path=illegal_path(), ack=i),
+                        {"move/illegal", "move/invalid"},
+                    )
+                )
             elif kind == 1:  # the other seat, out of turn, with the mover's legal moves
-                attempts.append((waiting, m.MakeMove(path=rng.choice(legal), ack=i), {
-                    "move/not_your_turn"}))
+                attempts.append(
+                    (waiting, m.MakeMove(path=rng.choice(legal), ack=i), {"move/not_your_turn"})
+                )
             elif kind == 2:  # the other seat, moving anything at all
-                attempts.append((waiting, m.MakeMove(path=illegal_path(), ack=i), {
-                    "move/not_your_turn"}))
+                attempts.append(
+                    (waiting, m.MakeMove(path=illegal_path(), ack=i), {"move/not_your_turn"})
+                )
             else:  # a spectator, with a legal move of the side to move
-                attempts.append((spectator, m.MakeMove(path=rng.choice(legal), ack=i), {
-                    "seat/spectator"}))
+                attempts.append(
+                    (spectator, m.MakeMove(path=rng.choice(legal), ack=i), {"seat/spectator"})
+                )
         # In batches, so no socket's send queue is asked to hold thousands of answers.
         for start in range(0, len(attempts), 300):
             batch = attempts[start : start + 300]
@@ -95,8 +103,9 @@ async def test_a_wrong_game_id_and_a_wrong_invite_answer_alike_and_invites_work_
     creator = await k.create(color="white")
     answers = []
     for game, invite in ((creator.game, "x" * 22), ("nonexistent", creator.invite)):
-        status, body = await asyncio.to_thread(k._request, "POST", f"/api/games/{game}/join",
-                                               {"invite": invite})
+        status, body = await asyncio.to_thread(
+            k._request, "POST", f"/api/games/{game}/join", {"invite": invite}
+        )
         answers.append((status, body))
     assert answers[0] == answers[1]
     assert answers[0][0] == 403 and BAD_INVITE.encode() in answers[0][1]
@@ -134,7 +143,11 @@ async def test_a_stream_of_malformed_frames_gets_errors_then_close_4029(k: Konda
         await closed_with(w, m.CloseCode.TOO_MANY_ERRORS)
         assert len(w.errors) >= 49
         assert {e.code for e in w.errors} <= {
-            "frame/not_msgpack", "frame/not_binary", "frame/not_map", "msg/unknown_type"}
+            "frame/not_msgpack",
+            "frame/not_binary",
+            "frame/not_map",
+            "msg/unknown_type",
+        }
     assert (await k.request("GET", "/healthz"))["status"] == "ok"
 
 
@@ -251,8 +264,9 @@ async def test_an_unexpected_error_is_logged_and_closes_1011_without_details(
         assert "secret internal detail" in caplog.text and "Traceback" in caplog.text
         assert b"secret" not in b"".join(w.frames)
         monkeypatch.undo()
-        await b.until(lambda c: any(isinstance(x, m.Presence) and not x.present
-                                    for x in c.received))
+        await b.until(
+            lambda c: any(isinstance(x, m.Presence) and not x.present for x in c.received)
+        )
         assert b.close_code is None and (await b.ping()).t == "pong"
 
 
@@ -301,11 +315,19 @@ async def test_a_player_that_stops_answering_pings_is_dropped_and_the_opponent_t
     async with k.connect(white) as w:
         url = f"{k.ws_url}/ws/games/{black.game}"
         dead = await _stalled_socket(url, m.Hello(token=black.token))
-        await w.until(lambda c: any(isinstance(x, m.Presence) and x.side == "black" and x.present
-                                    for x in c.received))
+        await w.until(
+            lambda c: any(
+                isinstance(x, m.Presence) and x.side == "black" and x.present for x in c.received
+            )
+        )
         started = time.monotonic()
-        await w.until(lambda c: any(isinstance(x, m.Presence) and x.side == "black"
-                                    and not x.present for x in c.received), timeout=5)
+        await w.until(
+            lambda c: any(
+                isinstance(x, m.Presence) and x.side == "black" and not x.present
+                for x in c.received
+            ),
+            timeout=5,
+        )
         assert time.monotonic() - started < 3
         assert not (await k.game(white.game))["players"]["black"]["present"]
         dead.transport.abort()
@@ -390,7 +412,9 @@ async def test_a_stalled_spectator_is_cut_off_and_never_holds_up_the_players(ser
         with_stall.append(p99(await _relay_run(running, 150, True, rng)))
     unstalled, stalled_p99 = statistics.median(base), statistics.median(with_stall)
     with capsys.disabled():
-        print(f"\nrelay p99 ms: unstalled {unstalled:.2f} (runs {base}), "
-              f"stalled spectator {stalled_p99:.2f} (runs {with_stall})")
+        print(
+            f"\nrelay p99 ms: unstalled {unstalled:.2f} (runs {base}), "
+            f"stalled spectator {stalled_p99:.2f} (runs {with_stall})"
+        )
     # Within 10%, or 2 ms where a busy test machine's jitter dwarfs that.
     assert stalled_p99 <= max(unstalled * 1.10, unstalled + 2.0)

@@ -48,7 +48,7 @@ def raw_post(url: str, body: bytes, headers: dict[str, str], chunked: bool = Fal
             connection.putheader("transfer-encoding", "chunked")
             connection.endheaders()
             for start in range(0, len(body), 16 * 1024):
-                piece = body[start:start + 16 * 1024]
+                piece = body[start : start + 16 * 1024]
                 try:
                     connection.send(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
                 except (BrokenPipeError, ConnectionResetError):
@@ -122,8 +122,9 @@ async def test_a_fen_with_its_rule_set_is_one_game_without_moves(k: Kondavo):
 
 
 async def test_a_position_with_no_move_left_says_it_is_over_at_once(k: Kondavo):
-    (game,) = (await k.request(
-        "POST", "/api/import", {"fen": "W:W:B1,2", "variant": "english"}))["games"]
+    (game,) = (await k.request("POST", "/api/import", {"fen": "W:W:B1,2", "variant": "english"}))[
+        "games"
+    ]
     assert game["over_at"] == 0 and game["result"] == "black"
 
 
@@ -146,7 +147,9 @@ async def test_bad_import_requests_get_a_400_with_a_code_and_a_sentence(k: Konda
 
 async def test_a_body_that_is_not_json_gets_a_400_and_the_server_carries_on(live, k: Kondavo):
     status, answer = await asyncio.to_thread(
-        raw_post, f"{live.url}/api/import", b'{"pdn": "1. 32-28',
+        raw_post,
+        f"{live.url}/api/import",
+        b'{"pdn": "1. 32-28',
         {"content-type": "application/json"},
     )
     assert status == 400 and answer["error"]["code"] == "api/bad_json"
@@ -163,7 +166,8 @@ async def test_a_declared_length_over_the_limit_is_refused_with_413(live):
 
 
 async def test_a_body_without_a_length_is_counted_while_read_and_refused_past_the_limit(
-    live, k: Kondavo,
+    live,
+    k: Kondavo,
 ):
     body = json.dumps({"pdn": "1. 32-28 19-23 " * (MAX_IMPORT_BYTES // 10)}).encode()
     status, answer = await asyncio.to_thread(
@@ -180,8 +184,10 @@ async def test_a_body_without_a_length_is_counted_while_read_and_refused_past_th
 
 async def test_a_script_may_post_the_pdn_file_itself_as_text(live):
     status, answer = await asyncio.to_thread(
-        raw_post, f"{live.url}/api/import?variant=english",
-        b"1. 9-14 22-17 *\n", {"content-type": "text/plain"},
+        raw_post,
+        f"{live.url}/api/import?variant=english",
+        b"1. 9-14 22-17 *\n",
+        {"content-type": "text/plain"},
     )
     assert status == 200 and answer["games"][0]["variant"] == "english"
     assert [m["notation"] for m in answer["games"][0]["moves"]] == ["9-14", "22-17"]

@@ -25,8 +25,14 @@ T0 = 1_000_000
 
 def started(initial_ms: int, increment_ms: int = 0):
     record = room.new_game(
-        game_id="g", variant="english", now=T0, creator="white", creator_token="w" * 22,
-        invite="i" * 22, initial_ms=initial_ms, increment_ms=increment_ms,
+        game_id="g",
+        variant="english",
+        now=T0,
+        creator="white",
+        creator_token="w" * 22,
+        invite="i" * 22,
+        initial_ms=initial_ms,
+        increment_ms=increment_ms,
     )
     record = room.handle(record, Join(token="b" * 22, invite="i" * 22), T0).record
     for side in ("white", "black"):
@@ -129,7 +135,10 @@ class DelayingProxy:
 
 
 async def play_timed_moves(
-    slow: GameConnection, fast: GameConnection, moves: int, reported: Callable[[], int | None],
+    slow: GameConnection,
+    fast: GameConnection,
+    moves: int,
+    reported: Callable[[], int | None],
     think_s: float = 0.0,
 ) -> None:
     """Both play at once; ``slow`` thinks ``think_s`` and reports ``reported()``."""
@@ -158,8 +167,9 @@ async def slow_game(k: Kondavo, proxy_port: int, initial_s: float):
     """A game whose black player connects through the proxy, has measured its round
     trip (before any clock runs) and both have made their first (untimed) move.
     Returns (black's connection, white's, black's round trip in ms)."""
-    white = await k.create(variant="english", color="white",
-                           clock={"initial_s": initial_s, "increment_s": 0})
+    white = await k.create(
+        variant="english", color="white", clock={"initial_s": initial_s, "increment_s": 0}
+    )
     black = await k.join(white.game, invite=white.invite)
     slow_k = Kondavo(f"http://127.0.0.1:{proxy_port}")
     b = await slow_k.connect(black)
@@ -189,9 +199,11 @@ async def test_a_delayed_client_loses_the_delay_less_the_credit_never_more(
         lost = before - after
         delay = moves * 2 * one_way_s * 1000
         with capsys.disabled():
-            print(f"\n{moves} timed moves, round trip {rtt} ms, lag "
-                  f"{'reported' if report else 'not reported'}: clock lost {lost} ms "
-                  f"of {delay:.0f} ms spent on the network")
+            print(
+                f"\n{moves} timed moves, round trip {rtt} ms, lag "
+                f"{'reported' if report else 'not reported'}: clock lost {lost} ms "
+                f"of {delay:.0f} ms spent on the network"
+            )
         if report:
             # The quota (three gains of 0.77 s, growing) covers every round trip: what is
             # lost is the client's own think time and the server's, far less than the delay;

@@ -83,7 +83,11 @@ def test_every_module_of_the_server_keeps_to_its_layer():
 
 def test_the_server_has_its_five_layers():
     assert {p.name for p in SERVER.iterdir() if (p / "__init__.py").exists()} >= {
-        "core", "services", "store", "web", "net"
+        "core",
+        "services",
+        "store",
+        "web",
+        "net",
     }
 
 
@@ -94,8 +98,7 @@ def test_a_planted_import_breaks_the_rule(tmp_path):
         (tree / layer / "__init__.py").write_text("")
     (tree / "__init__.py").write_text("")
     (tree / "core" / "room.py").write_text(
-        "from ..services import games\n"
-        "def later():\n    import redis\n"
+        "from ..services import games\ndef later():\n    import redis\n"
     )
     (tree / "services" / "hub.py").write_text("from server.web.app import create_app\n")
     (tree / "store" / "memory.py").write_text("import uvicorn\nfrom server.core import room\n")

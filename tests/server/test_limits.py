@@ -130,10 +130,17 @@ def test_the_default_origin_allowlist_is_the_servers_own_host():
     assert origin_allowed(_headers("https://kondavo.example"), own, True)
     assert origin_allowed(_headers("http://127.0.0.1:8000", "127.0.0.1:8000"), own, True)
     assert origin_allowed(_headers(None), own, True)  # not a browser
-    for foreign in ("https://evil.example", "https://kondavo.example.evil.example", "null",
-                    "http://127.0.0.1:9999"):
-        assert not origin_allowed(_headers(foreign, "127.0.0.1:8000" if "127" in foreign
-                                           else "kondavo.example"), own, True), foreign
+    for foreign in (
+        "https://evil.example",
+        "https://kondavo.example.evil.example",
+        "null",
+        "http://127.0.0.1:9999",
+    ):
+        assert not origin_allowed(
+            _headers(foreign, "127.0.0.1:8000" if "127" in foreign else "kondavo.example"),
+            own,
+            True,
+        ), foreign
 
 
 def test_a_configured_allowlist_replaces_the_default():

@@ -13,8 +13,14 @@ T0 = 1_000_000
 
 def seek(game_id: str, now: int, creator_left: bool = False) -> GameRecord:
     """An open game waiting for an opponent; its creator connected, and left if told so."""
-    record = room.new_game(game_id=game_id, variant="english", now=now, creator="white",
-                           creator_token=game_id.ljust(22, "t"), opponent="open")
+    record = room.new_game(
+        game_id=game_id,
+        variant="english",
+        now=now,
+        creator="white",
+        creator_token=game_id.ljust(22, "t"),
+        opponent="open",
+    )
     record = room.handle(record, Connect("white"), now).record
     if creator_left:
         record = room.handle(record, Disconnect("white"), now + 1).record

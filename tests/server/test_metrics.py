@@ -91,8 +91,7 @@ async def test_a_scrape_during_a_game_finds_moves_frames_sockets_and_relays_coun
 
 async def test_the_computers_searches_are_timed(serve):
     k = (await serve(metrics_allow=("127.0.0.0/8",))).kondavo
-    me = await k.create(variant="russian", opponent="computer", level=1, color="black",
-                        clock=None)
+    me = await k.create(variant="russian", opponent="computer", level=1, color="black", clock=None)
     async with k.connect(me) as conn:
         await conn.until(lambda c: c.my_turn, timeout=20)  # the computer moved first
     found = await samples(k)

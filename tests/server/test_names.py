@@ -18,7 +18,13 @@ HOSTILE = [
     ("Zoe\u0301", "Zoé"),  # composed (NFC), so it counts as one character
 ]
 INVISIBLE = [
-    "", "   ", "\u200b\u200c\u200d", "\u202e\u2066\u2069", "\u3164\u2800", "\n\x00\t", "\u0301"
+    "",
+    "   ",
+    "\u200b\u200c\u200d",
+    "\u202e\u2066\u2069",
+    "\u3164\u2800",
+    "\n\x00\t",
+    "\u0301",
 ]
 
 

@@ -31,8 +31,9 @@ def raw_request(
         return exc.code, exc.read(), dict(exc.headers)
 
 
-async def answer(k: Kondavo, method: str, path: str, body: bytes | None = None,
-                 headers: dict | None = None) -> tuple[int, object, dict]:
+async def answer(
+    k: Kondavo, method: str, path: str, body: bytes | None = None, headers: dict | None = None
+) -> tuple[int, object, dict]:
     status, raw, head = await asyncio.to_thread(raw_request, k, method, path, body, headers)
     return status, json.loads(raw), head
 
@@ -80,9 +81,11 @@ async def test_a_huge_declared_body_is_refused_before_it_is_sent(k: Kondavo):
 
     def promise_ten_mib() -> bytes:
         with socket.create_connection((host, int(port)), timeout=5) as sock:
-            sock.sendall(b"POST /api/games HTTP/1.1\r\nHost: x\r\n"
-                         b"Content-Type: application/json\r\n"
-                         b"Content-Length: 10485760\r\n\r\n{")  # one byte of 10 MiB sent
+            sock.sendall(
+                b"POST /api/games HTTP/1.1\r\nHost: x\r\n"
+                b"Content-Type: application/json\r\n"
+                b"Content-Length: 10485760\r\n\r\n{"
+            )  # one byte of 10 MiB sent
             answer = b""
             while b"}}" not in answer and (chunk := sock.recv(65536)):
                 answer += chunk
@@ -106,54 +109,97 @@ async def test_a_body_without_a_length_is_counted_as_it_is_read(k: Kondavo):
 
 
 async def test_a_clock_of_no_time_and_a_position_with_a_side_gone_are_refused(k: Kondavo):
-    got = await answer(k, "POST", "/api/games",
-                       json.dumps({"clock": {"initial_s": 0.0004, "increment_s": 0}}).encode())
+    got = await answer(
+        k,
+        "POST",
+        "/api/games",
+        json.dumps({"clock": {"initial_s": 0.0004, "increment_s": 0}}).encode(),
+    )
     refused_with(got, 400, "api/bad_clock")
     for fen in ("B:W18:B", "W:W:B14"):
-        got = await answer(k, "POST", "/api/games",
-                           json.dumps({"variant": "english", "fen": fen}).encode())
+        got = await answer(
+            k, "POST", "/api/games", json.dumps({"variant": "english", "fen": fen}).encode()
+        )
         refused_with(got, 400, "api/bad_fen")
 
 
 async def test_static_serves_what_the_page_loads_and_no_development_file(k: Kondavo):
-    for served in ("/static/main.js", "/static/style.css", "/static/favicon.svg",
-                   "/static/vendor/msgpack/index.mjs"):
+    for served in (
+        "/static/main.js",
+        "/static/style.css",
+        "/static/favicon.svg",
+        "/static/vendor/msgpack/index.mjs",
+    ):
         status, _, _ = await asyncio.to_thread(raw_request, k, "GET", served)
         assert status == 200, served
-    for hidden in ("/static/package.json", "/static/package-lock.json", "/static/README.md",
-                   "/static/tools/vendor.mjs", "/static/vendor/msgpack/LICENSE",
-                   "/static/docs/kondavo.png"):
+    for hidden in (
+        "/static/package.json",
+        "/static/package-lock.json",
+        "/static/README.md",
+        "/static/tools/vendor.mjs",
+        "/static/vendor/msgpack/LICENSE",
+        "/static/docs/kondavo.png",
+    ):
         refused_with(await answer(k, "GET", hidden), 404, "api/not_found")
 
 
 # --- hypothesis over the API ----------------------------------------------------------
 
 _json = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
-              st.text(max_size=20)),
-    lambda inner: st.one_of(st.lists(inner, max_size=4),
-                            st.dictionaries(st.text(max_size=10), inner, max_size=4)),
+    st.one_of(
+        st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=20)
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=10), inner, max_size=4)
+    ),
     max_leaves=12,
 )
-_fields = st.sampled_from(["variant", "clock", "color", "opponent", "level", "rated", "name",
-                           "fen", "player", "invite", "limit", "initial_s", "increment_s"])
+_fields = st.sampled_from(
+    [
+        "variant",
+        "clock",
+        "color",
+        "opponent",
+        "level",
+        "rated",
+        "name",
+        "fen",
+        "player",
+        "invite",
+        "limit",
+        "initial_s",
+        "increment_s",
+    ]
+)
 _bodies = st.one_of(
     st.dictionaries(st.one_of(_fields, st.text(max_size=8)), _json, max_size=5),
     _json,
     st.binary(max_size=40),
 )
-_segments = st.text(
-    st.characters(blacklist_categories=("Cs",)), min_size=0, max_size=12
-).map(lambda s: urllib.parse.quote(s, safe=""))
-_queries = st.dictionaries(st.sampled_from(["limit", "variant", "x", "since"]),
-                           st.text(max_size=12), max_size=3)
+_segments = st.text(st.characters(blacklist_categories=("Cs",)), min_size=0, max_size=12).map(
+    lambda s: urllib.parse.quote(s, safe="")
+)
+_queries = st.dictionaries(
+    st.sampled_from(["limit", "variant", "x", "since"]), st.text(max_size=12), max_size=3
+)
 
 
 @st.composite
 def _requests(draw) -> tuple[str, str, bytes | None]:
     method = draw(st.sampled_from(["GET", "POST", "PUT", "DELETE", "PATCH"]))
-    known = ["games", "games/{id}", "games/{id}/join", "games/{id}/pdn", "games/{id}/positions",
-             "lobby", "ratings/{x}", "players/{x}", "players/{x}/games", "import", "analysis"]
+    known = [
+        "games",
+        "games/{id}",
+        "games/{id}/join",
+        "games/{id}/pdn",
+        "games/{id}/positions",
+        "lobby",
+        "ratings/{x}",
+        "players/{x}",
+        "players/{x}/games",
+        "import",
+        "analysis",
+    ]
     shape = draw(st.one_of(st.sampled_from(known), st.lists(_segments, max_size=3).map("/".join)))
     path = "/api/" + shape.replace("{id}", draw(_segments)).replace("{x}", draw(_segments))
     query = urllib.parse.urlencode(draw(_queries))
@@ -165,8 +211,9 @@ def _requests(draw) -> tuple[str, str, bytes | None]:
 async def test_any_request_to_the_api_gets_json_and_no_status_of_500_or_more(k: Kondavo):
     drawn: list[tuple[str, str, bytes | None]] = []
 
-    @settings(max_examples=300, deadline=None, database=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=300, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+    )
     @given(_requests())
     def requests(request):
         drawn.append(request)

@@ -59,9 +59,15 @@ def random_command(rng: random.Random, record: GameRecord) -> c.Command:
 def test_each_seat_is_told_exactly_the_commands_the_room_accepts(seed: int) -> None:
     rng = random.Random(seed)
     record = room.new_game(
-        game_id="g1", variant=rng.choice(["english", "international", "italian"]), now=0,
-        creator="white", creator_token="T" * 22, invite=INVITE,
-        initial_ms=rng.choice([None, 60_000]), increment_ms=0, claim_after_ms=2_000,
+        game_id="g1",
+        variant=rng.choice(["english", "international", "italian"]),
+        now=0,
+        creator="white",
+        creator_token="T" * 22,
+        invite=INVITE,
+        initial_ms=rng.choice([None, 60_000]),
+        increment_ms=0,
+        claim_after_ms=2_000,
     )
     now = 0
     assert_lists_match_the_room(record, now)
@@ -84,16 +90,25 @@ def test_the_state_lists_the_viewers_commands_and_a_move_closes_the_abort_window
     from server.core import views
 
     record = room.new_game(
-        game_id="g1", variant="english", now=0, creator="black", creator_token="T" * 22,
-        invite=INVITE, initial_ms=None,
+        game_id="g1",
+        variant="english",
+        now=0,
+        creator="black",
+        creator_token="T" * 22,
+        invite=INVITE,
+        initial_ms=None,
     )
     record = room.handle(record, c.Join(token="J" * 22, invite=INVITE), 0).record
     state = views.state_for(record, "black", 0, 0)
-    assert state.may == {"white": ["abort", "draw_offer", "resign"],
-                         "black": ["abort", "draw_offer", "resign"]}
+    assert state.may == {
+        "white": ["abort", "draw_offer", "resign"],
+        "black": ["abort", "draw_offer", "resign"],
+    }
     record = room.handle(record, c.Sent("black", m.MakeMove(path=["9", "13"])), 1).record
     second = room.handle(record, c.Sent("white", m.MakeMove(path=["24", "19"])), 2)
     moved = [e.message for e in second.events if isinstance(e.message, m.Moved)]
     # Both have moved: no abort any more, and each may ask to take its move back.
-    assert moved[0].may == {"white": ["draw_offer", "takeback_ask", "resign"],
-                            "black": ["draw_offer", "takeback_ask", "resign"]}
+    assert moved[0].may == {
+        "white": ["draw_offer", "takeback_ask", "resign"],
+        "black": ["draw_offer", "takeback_ask", "resign"],
+    }

@@ -83,7 +83,8 @@ async def test_the_first_move_abort_fires_once_with_nobody_connected(nodes, redi
     await asyncio.sleep(0.5)  # long enough for a second firing, were there one
     for game in games:
         assert [(o["result"], o["reason"]) for o in logged_overs(redis_server, game)] == [
-            (None, "no_first_move")]
+            (None, "no_first_move")
+        ]
 
 
 async def test_spectators_on_both_nodes_are_told_of_the_abort_once(nodes, redis_server):
@@ -142,8 +143,7 @@ async def test_a_takeback_asked_on_one_node_and_accepted_on_the_other(nodes):
 
 async def test_a_players_history_survives_both_nodes_restarting(nodes):
     one, two = Kondavo(nodes[0].url), Kondavo(nodes[1].url)
-    white = await one.create(variant="english", color="white", clock=None, name="Ada",
-                             player=ADA)
+    white = await one.create(variant="english", color="white", clock=None, name="Ada", player=ADA)
     black = await two.join(white.game, invite=white.invite, name="Bo", player=BOB)
     async with one.connect(white) as a, two.connect(black) as b:
         await b.until(lambda c: c.my_turn)

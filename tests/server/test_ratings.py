@@ -63,9 +63,16 @@ def test_the_public_id_is_stable_and_reveals_nothing_of_the_secret():
 
 def _rated_record(now: int = 1_000):
     record = room.new_game(
-        game_id="g1", variant="english", now=now, creator="white", creator_token="t" * 22,
-        creator_player=public_id(ALICE), creator_rating=1500, creator_provisional=True,
-        opponent="open", rated=True,
+        game_id="g1",
+        variant="english",
+        now=now,
+        creator="white",
+        creator_token="t" * 22,
+        creator_player=public_id(ALICE),
+        creator_rating=1500,
+        creator_provisional=True,
+        opponent="open",
+        rated=True,
     )
     return record
 
@@ -98,8 +105,14 @@ def test_mark_rated_happens_once_and_a_finished_unsettled_game_keeps_a_deadline(
 
 def test_the_computers_turn_has_a_deadline_so_another_node_can_pick_it_up():
     record = room.new_game(
-        game_id="g2", variant="english", now=10_000, creator="white", creator_token="t" * 22,
-        opponent="computer", level=8, initial_ms=None,
+        game_id="g2",
+        variant="english",
+        now=10_000,
+        creator="white",
+        creator_token="t" * 22,
+        opponent="computer",
+        level=8,
+        initial_ms=None,
     )
     record.seats["black"] = SeatRecord(token="b" * 22, bot=True, gone_since=None)
     record.status = "playing"
@@ -112,8 +125,14 @@ def test_a_rematch_against_the_computer_is_accepted_at_once_and_keeps_the_comput
     from server.core.commands import Fresh, Sent
 
     record = room.new_game(
-        game_id="g3", variant="english", now=0, creator="white", creator_token="t" * 22,
-        opponent="computer", level=2, creator_player=public_id(ALICE),
+        game_id="g3",
+        variant="english",
+        now=0,
+        creator="white",
+        creator_token="t" * 22,
+        opponent="computer",
+        level=2,
+        creator_player=public_id(ALICE),
     )
     record.seats["black"] = SeatRecord(token="b" * 22, bot=True, player=computer_id(2))
     record.status = "playing"

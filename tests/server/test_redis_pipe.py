@@ -145,8 +145,9 @@ async def test_the_password_and_database_in_the_url_are_used(redis_server):
         with pytest.raises(ConnectionError, match="AUTH"):
             await Pipe(f"redis://:wrong@127.0.0.1:{redis_server.port}/0").call("PING")
     finally:
-        authed = redis.Redis(host="127.0.0.1", port=redis_server.port, db=3,
-                             password="s3cret", socket_timeout=5)
+        authed = redis.Redis(
+            host="127.0.0.1", port=redis_server.port, db=3, password="s3cret", socket_timeout=5
+        )
         assert authed.get("where") == b"db 3"
         authed.config_set("requirepass", "")
 
@@ -154,8 +155,11 @@ async def test_the_password_and_database_in_the_url_are_used(redis_server):
 def test_the_pipe_takes_only_urls_whose_every_option_it_honours():
     for url in ("redis://h", "redis://u:p@h:7000/3", "redis://h/?db=2", "rediss://h:6380/1"):
         assert Pipe.handles(url), url
-    for url in ("unix:///run/redis.sock", "redis://h/?socket_keepalive=true",
-                "rediss://h?ssl_ca_certs=/etc/ca.pem"):
+    for url in (
+        "unix:///run/redis.sock",
+        "redis://h/?socket_keepalive=true",
+        "rediss://h?ssl_ca_certs=/etc/ca.pem",
+    ):
         assert not Pipe.handles(url), url
         with pytest.raises(ValueError):
             Pipe(url)

@@ -97,8 +97,12 @@ async def test_frame_level_errors_answer_with_the_frames_ack(k: Kondavo):
 COMMAND_TAGS = sorted(t for t, cls in m.CLIENT_MESSAGES.items() if issubclass(cls, m.Command))
 FIELDS = sorted({name for cls in m.CLIENT_MESSAGES.values() for name in cls.__dataclass_fields__})
 _values = st.one_of(
-    st.none(), st.booleans(), st.integers(-(2**60), 2**60), st.floats(allow_nan=False),
-    st.text(max_size=30), st.binary(max_size=8),
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**60), 2**60),
+    st.floats(allow_nan=False),
+    st.text(max_size=30),
+    st.binary(max_size=8),
     st.lists(st.one_of(st.text(max_size=4), st.integers(0, 60)), max_size=4),
     st.dictionaries(st.text(max_size=4), st.integers(-(2**60), 2**60), max_size=2),
 )
@@ -139,8 +143,9 @@ async def test_the_socket_answers_every_fuzzed_frame_with_its_ack(k: Kondavo):
     fuzzer = Fuzzer(k, white)
     answers: list[m.ServerMessage] = []
 
-    @settings(max_examples=150, deadline=None, database=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=150, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+    )
     @given(tag=_tags, body=_bodies)
     def frames(tag, body):
         examples.append({**body, "t": tag})

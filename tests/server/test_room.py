@@ -599,10 +599,14 @@ def test_spectators_chat_never_reaches_players_while_the_game_runs():
 
 
 def test_chat_is_plain_text_of_at_most_140_characters():
-    line = run(
-        make(),
-        Sent("white", m.SendChat(text="  hi\x00\x1b[31m\n there\u202e ")),
-    ).events[0].message
+    line = (
+        run(
+            make(),
+            Sent("white", m.SendChat(text="  hi\x00\x1b[31m\n there\u202e ")),
+        )
+        .events[0]
+        .message
+    )
     assert line.text == "hi[31m there"
     refused(make(), Sent("white", m.SendChat(text="x" * 141)), ErrorCode.CHAT_TOO_LONG)
     refused(make(), Sent("white", m.SendChat(text=" \n\t")), ErrorCode.CHAT_EMPTY)

@@ -26,15 +26,24 @@ ANYONE = st.sampled_from(["white", "black", None])
 INVITE = "I" * 22
 # What time and a spectator may change; everything else is the players' doing.
 GAME_FIELDS = (
-    "moves", "fen", "side_to_move", "status", "result", "reason", "draw_offer",
-    "rematch_offer", "rematch_game", "remaining_ms", "turn_started", "position_version",
+    "moves",
+    "fen",
+    "side_to_move",
+    "status",
+    "result",
+    "reason",
+    "draw_offer",
+    "rematch_offer",
+    "rematch_game",
+    "remaining_ms",
+    "turn_started",
+    "position_version",
     "takeback_offer",
 )
 
 
 def _game_view(record: GameRecord) -> tuple:
-    seats = {s: (v.token, v.sockets, v.gone_since) if v else None
-             for s, v in record.seats.items()}
+    seats = {s: (v.token, v.sockets, v.gone_since) if v else None for s, v in record.seats.items()}
     return tuple(getattr(record, f) for f in GAME_FIELDS) + (seats,)
 
 
@@ -58,13 +67,28 @@ class RoomMachine(RuleBasedStateMachine):
         rated=st.sampled_from([False, False, True]),
         first_move_ms=st.sampled_from([0, 30_000]),
     )
-    def create(self, variant: str, clocked: bool, creator: str, joined: bool, rated: bool,
-               first_move_ms: int) -> None:
+    def create(
+        self,
+        variant: str,
+        clocked: bool,
+        creator: str,
+        joined: bool,
+        rated: bool,
+        first_move_ms: int,
+    ) -> None:
         self.record = room.new_game(
-            game_id="g1", variant=variant, now=0, creator=creator,  # type: ignore[arg-type]
-            creator_token="T" * 22, invite=INVITE, initial_ms=20_000 if clocked else None,
-            increment_ms=500, claim_after_ms=5_000, first_move_ms=first_move_ms,
-            rated=rated, creator_player="creator-public-id-01",
+            game_id="g1",
+            variant=variant,
+            now=0,
+            creator=creator,  # type: ignore[arg-type]
+            creator_token="T" * 22,
+            invite=INVITE,
+            initial_ms=20_000 if clocked else None,
+            increment_ms=500,
+            claim_after_ms=5_000,
+            first_move_ms=first_move_ms,
+            rated=rated,
+            creator_player="creator-public-id-01",
         )
         if joined:  # most runs start with both seats taken, so that play gets somewhere
             self.apply(c.Join(token="J" * 22, invite=INVITE, player="joiner-public-id-01"))
@@ -88,7 +112,7 @@ class RoomMachine(RuleBasedStateMachine):
             game = replay.replay(before.variant, before.start_fen, before.moves)
             assert moved[0].path in [move["path"] for move in wire.legal(game)]
             assert outcome.record.moves == [*before.moves, moved[0].notation]
-            del self.clocks_at[len(before.moves):]
+            del self.clocks_at[len(before.moves) :]
             self.clocks_at.append(dict(before.remaining_ms))
             self.applied_moves += 1
         taken = [e.message for e in outcome.events if isinstance(e.message, m.TakenBack)]
@@ -125,9 +149,10 @@ class RoomMachine(RuleBasedStateMachine):
             # Time may pass (a flag, a claim opening); the spectator itself changes nothing.
             timed = room.handle(before, c.Tick(), self.now)
             assert _game_view(outcome.record) == _game_view(timed.record)
-            extra = outcome.events[len(timed.events):]
-            assert all(isinstance(e.message, m.ChatLine) and e.message.by == "spectator"
-                       for e in extra)
+            extra = outcome.events[len(timed.events) :]
+            assert all(
+                isinstance(e.message, m.ChatLine) and e.message.by == "spectator" for e in extra
+            )
             chat = isinstance(command, c.Sent) and isinstance(command.message, m.SendChat)
             assert outcome.refusal is not None or chat
         if outcome.events:
@@ -164,8 +189,11 @@ class RoomMachine(RuleBasedStateMachine):
         v = self.record.position_version - 1 if stale and self.record.position_version else None
         self.apply(c.Sent(by, m.MakeMove(path=list(legal[pick % len(legal)]), v=v)))
 
-    @rule(by=ANYONE, squares=st.lists(st.integers(0, 99), min_size=0, max_size=4),
-          notation=st.one_of(st.none(), st.text(max_size=12)))
+    @rule(
+        by=ANYONE,
+        squares=st.lists(st.integers(0, 99), min_size=0, max_size=4),
+        notation=st.one_of(st.none(), st.text(max_size=12)),
+    )
     def move_anything(self, by, squares: list[int], notation) -> None:
         assert self.record is not None
         labels = [label for label, _, _ in wire.layout(self.record.variant)["squares"]]
@@ -174,13 +202,21 @@ class RoomMachine(RuleBasedStateMachine):
 
     # --- the rest of the game's course ------------------------------------------------
 
-    @rule(by=ANYONE, what=st.sampled_from(
-        [m.OfferDraw, m.AcceptDraw, m.DeclineDraw, m.Resign, m.Abort, m.DeclineRematch]))
+    @rule(
+        by=ANYONE,
+        what=st.sampled_from(
+            [m.OfferDraw, m.AcceptDraw, m.DeclineDraw, m.Resign, m.Abort, m.DeclineRematch]
+        ),
+    )
     def simple_command(self, by, what) -> None:
         self.apply(c.Sent(by, what()))
 
-    @rule(by=ANYONE, what=st.sampled_from(
-        [m.AskTakeback, m.AskTakeback, m.AcceptTakeback, m.AcceptTakeback, m.DeclineTakeback]))
+    @rule(
+        by=ANYONE,
+        what=st.sampled_from(
+            [m.AskTakeback, m.AskTakeback, m.AcceptTakeback, m.AcceptTakeback, m.DeclineTakeback]
+        ),
+    )
     def takeback(self, by, what) -> None:
         self.apply(c.Sent(by, what()))
 

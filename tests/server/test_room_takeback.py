@@ -56,7 +56,10 @@ def test_takeback_restores_both_clocks_to_what_they_were_before_the_taken_moves(
     assert outcome.record.remaining_ms == before_third == {"white": 60_000, "black": 60_000}
     # Black is to move again, its clock running from the takeback on, with its old time.
     assert outcome.events[-1].message.clocks == {
-        "white": 60_000, "black": 60_000, "running": "black"}
+        "white": 60_000,
+        "black": 60_000,
+        "running": "black",
+    }
     assert outcome.record.flag_time() == T0 + 56_000 + 60_000
 
 
@@ -95,8 +98,14 @@ def test_takeback_voids_a_draw_offer_and_lets_a_declined_one_be_made_again():
 
 def test_a_rated_game_refuses_takebacks_with_a_clear_error():
     record = room.new_game(
-        game_id="g1", variant="english", now=T0, creator="white", creator_token=WHITE,
-        opponent="open", rated=True, creator_player="ada-public-id-000001",
+        game_id="g1",
+        variant="english",
+        now=T0,
+        creator="white",
+        creator_token=WHITE,
+        opponent="open",
+        rated=True,
+        creator_player="ada-public-id-000001",
     )
     record = ok(record, Join(token=BLACK, player="bob-public-id-000001"))
     record = four_plies(record)
@@ -109,8 +118,11 @@ def test_a_declined_takeback_may_be_asked_again_only_after_a_growing_pause():
     record = ok(record, ASK_WHITE, T0 + 41_000)
     outcome = run(record, Sent("black", m.DeclineTakeback()), T0 + 42_000)
     declined = outcome.events[-1].message
-    assert (declined.t, declined.by, declined.retry_at) == ("takeback_declined", "black",
-                                                             T0 + 42_000 + 15_000)
+    assert (declined.t, declined.by, declined.retry_at) == (
+        "takeback_declined",
+        "black",
+        T0 + 42_000 + 15_000,
+    )
     record = outcome.record
     refusal = refused(record, ASK_WHITE, ErrorCode.TAKEBACK_TOO_SOON, T0 + 50_000)
     assert "7 seconds" in refusal.sentence
@@ -146,8 +158,14 @@ def test_a_move_instead_of_an_answer_lets_the_request_lapse():
 
 def computer_game(first_move_ms: int = 0) -> GameRecord:
     record = room.new_game(
-        game_id="g1", variant="english", now=T0, creator="white", creator_token=WHITE,
-        opponent="computer", level=1, first_move_ms=first_move_ms,
+        game_id="g1",
+        variant="english",
+        now=T0,
+        creator="white",
+        creator_token=WHITE,
+        opponent="computer",
+        level=1,
+        first_move_ms=first_move_ms,
     )
     record.seats["black"] = SeatRecord(token="c" * 22, name="Computer", bot=True)
     record.status = "playing"
@@ -203,8 +221,14 @@ def test_untimed_games_and_the_computers_turn_have_no_first_move_deadline():
 
 def test_a_rated_game_aborted_for_its_first_move_changes_no_rating():
     record = room.new_game(
-        game_id="g1", variant="english", now=T0, creator="white", creator_token=WHITE,
-        opponent="open", rated=True, creator_player="ada-public-id-000001",
+        game_id="g1",
+        variant="english",
+        now=T0,
+        creator="white",
+        creator_token=WHITE,
+        opponent="open",
+        rated=True,
+        creator_player="ada-public-id-000001",
         first_move_ms=30_000,
     )
     record = ok(record, Join(token=BLACK, player="bob-public-id-000001"))

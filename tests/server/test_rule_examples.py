@@ -40,8 +40,10 @@ def test_each_example_holds_in_the_engine(variant: str) -> None:
 
 
 def test_the_precedence_examples_show_what_each_rule_set_refuses() -> None:
-    refused = {v: [e["refused"] for e in examples.examples(v)["examples"] if e["refused"]]
-               for v in ("international", "spanish", "italian")}
+    refused = {
+        v: [e["refused"] for e in examples.examples(v)["examples"] if e["refused"]]
+        for v in ("international", "spanish", "italian")
+    }
     assert refused == {"international": ["16x7"], "spanish": ["14x23"], "italian": ["11x4"]}
     # English leaves the choice to the player: the shorter capture is shown, the longer allowed.
     english = examples.examples("english")["examples"][0]
@@ -53,8 +55,11 @@ async def test_the_examples_are_served_for_each_rule_set_and_unknown_ones_refuse
     assert answer["variant"] == "russian" and answer["board"]["cols"] == 8
     assert len(answer["start"]) == 24
     mid = answer["examples"][0]
-    assert mid["move"] == {"notation": "b6:d8:h4", "path": ["b6", "d8", "h4"],
-                           "captured": ["c7", "g5"]}
+    assert mid["move"] == {
+        "notation": "b6:d8:h4",
+        "path": ["b6", "d8", "h4"],
+        "captured": ["c7", "g5"],
+    }
     assert ["h4", "white", True] in mid["after"]  # crowned on d8, it went on as a king
     with pytest.raises(HttpError) as info:
         await k.request("GET", "/api/rules/chess/examples")

@@ -578,8 +578,15 @@ async def test_the_subscriber_falls_back_to_another_cluster_node(redis_cluster):
 
 
 def history_entry(game_id: str, at: int, status: str = "finished", **more) -> dict:
-    return {"id": game_id, "at": at, "status": status, "variant": "english",
-            "moves": ["11-15"], "opponent": {"name": "Bo", "computer": False}, **more}
+    return {
+        "id": game_id,
+        "at": at,
+        "status": status,
+        "variant": "english",
+        "moves": ["11-15"],
+        "opponent": {"name": "Bo", "computer": False},
+        **more,
+    }
 
 
 async def test_a_players_games_come_back_newest_first_and_only_theirs(store):
