@@ -59,7 +59,7 @@ def post(server: str, path: str, body: dict) -> dict:
 def say(server: str, game: str, token: str | None, name: str | None, text: str) -> None:
     """One socket, one chat line (each its own socket: no near-duplicate filter between)."""
     with connect(f"ws{server[4:]}/ws/games/{game}", subprotocols=["kondavo.v1"]) as ws:
-        ws.send(msgpack.packb({"t": "hello", "token": token, "name": name}))
+        ws.send(msgpack.packb({"t": "hello", "proto": 1, "token": token, "name": name}))
         ws.send(msgpack.packb({"t": "chat", "text": text, "ack": 1}))
         while True:
             msg = msgpack.unpackb(ws.recv(timeout=10))

@@ -120,8 +120,7 @@ async def test_a_takeback_asked_on_one_node_and_accepted_on_the_other(nodes):
         one.connect(white.game) as s1,
         two.connect(white.game) as s2,
     ):
-        for _ in range(3):
-            done = len(a.moves)
+        for done in range(3):  # counted here: a socket behind the other would name fewer
             await a.until(lambda c, n=done: len(c.moves) == n)
             await b.until(lambda c, n=done: len(c.moves) == n)
             mover = a if a.my_turn else b

@@ -24,14 +24,17 @@ class FirstMoveBot:
 
 async def play_plies(conns: list[GameConnection], plies: int) -> None:
     """Whoever is to move plays its first legal move, ``plies`` times."""
+    # Counted here, not read off a connection: one that has not yet heard of the last
+    # move would name a count the others have already passed.
+    done = max(len(conn.moves) for conn in conns)
     for _ in range(plies):
-        done = len(conns[0].moves)
         for conn in conns:
             await conn.until(lambda c, n=done: len(c.moves) == n)
         mover = next(c for c in conns if c.my_turn)
         await mover.move(mover.legal[0]["path"])
+        done += 1
     for conn in conns:
-        await conn.until(lambda c, n=done + 1: len(c.moves) == n)
+        await conn.until(lambda c, n=done: len(c.moves) == n)
 
 
 def taken_back(conn: GameConnection) -> list[m.TakenBack]:
