@@ -100,7 +100,8 @@ def test_a_table_reads_back_from_its_file_with_the_same_results(english3):
         endgame.EndgameTable.from_bytes(get_rules("russian"), english3.to_bytes())
 
 
-def test_level_8_plays_a_won_ending_out_with_the_table(english3, tmp_path):
+def test_level_8_plays_a_won_ending_out_with_the_table(english3, monkeypatch):
+    monkeypatch.setenv("KONDAVO_ENDGAME_PIECES", "3")
     rules = english3.rules
     endgame._LOADED[(rules.id, 3)] = english3
     game = Game(rules, "W:WK1,K2:BK32")
@@ -147,3 +148,114 @@ def test_taking_the_last_piece_is_a_win_where_the_table_is_probed(monkeypatch):
     assert len(pos.legal_moves()) > 1
     result = search_move(pos, 8, seed=1, time_limit=0.2)
     assert result.score > WIN_BOUND
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_black_to_move_is_white_to_move_turned_round_in_every_rule_set(variant):
+    # The tables keep White to move only: a position with Black to move is read as the
+    # same position turned half round, colours swapped. Its moves must be the same.
+    rules = get_rules(variant)
+    layout = endgame.Layout(rules, 3)
+    turn = layout.turn
+    rng = random.Random(7)
+    squares = list(rules.board.squares)
+    promo_w, promo_b = Position.start(rules)._t.promotion
+    checked = 0
+    while checked < 150:
+        chosen = rng.sample(squares, rng.randrange(2, 6))
+        split = rng.randrange(1, len(chosen))
+        white = sum(1 << sq for sq in chosen[:split])
+        black = sum(1 << sq for sq in chosen[split:])
+        kings = sum(1 << sq for sq in chosen if rng.random() < 0.4)
+        kings |= (white & promo_w) | (black & promo_b)
+        pos = Position(rules, white, black, kings, 1)
+        turned = Position(rules, turn(black), turn(white), turn(kings), 0)
+        moves = {(turn(m.from_bit), turn(m.to_bit), turn(m.capmask)) for m in pos.legal_moves()}
+        assert moves == {(m.from_bit, m.to_bit, m.capmask) for m in turned.legal_moves()}
+        checked += 1
+
+
+@pytest.fixture(scope="module")
+def four_piece_parts():
+    """Parts of 4-piece tables a test can build in seconds: every position of two kings
+    against two, short kings (English) and flying kings with the FMJD draw counts
+    (Russian), with the smaller materials play from them reaches."""
+    return [
+        endgame.build(get_rules("english"), 4, only=(0, 2, 0, 2)),
+        endgame.build(get_rules("russian"), 4, only=(0, 2, 0, 2)),
+    ]
+
+
+def _sample_of(table: endgame.EndgameTable, m, count: int, seed: int):
+    rng = random.Random(seed)
+    values = table.values[m]
+    found = 0
+    while found < count:
+        white, black, kings = table.layout.decode(m, rng.randrange(len(values)))
+        if white & black or (white | black).bit_count() != sum(m):
+            continue  # a number where two groups share a square: no position
+        found += 1
+        if rng.randrange(2):
+            yield Position(table.rules, white, black, kings, 0)
+        else:
+            turn = table.layout.turn
+            yield Position(table.rules, turn(black), turn(white), turn(kings), 1)
+
+
+def test_four_piece_results_agree_with_a_plain_minimax_and_with_their_children(
+    four_piece_parts,
+):
+    short = 0
+    # Flying kings have many more moves: their minimax looks less far.
+    for table, depth in zip(four_piece_parts, (6, 3), strict=True):
+        for pos in _sample_of(table, (0, 2, 0, 2), 150, seed=11):
+            v = table.probe(pos.white, pos.black, pos.kings, pos.turn)
+            # Every entry follows from its children's, draw counts included.
+            assert endgame.from_children(table, pos) == v, pos.fen()
+            within = 0 < v <= depth or (v < 0 and -v - 1 <= depth)
+            short += within
+            assert endgame.search_distance(pos, depth) == (v if within else None), pos.fen()
+    assert short >= 10
+
+
+def test_the_draw_counts_shape_a_table(four_piece_parts):
+    # Two kings against a lone king: Russian draws it after 5 moves each of that
+    # material (10 plies), so no win its table keeps takes longer; English has no
+    # such count and keeps longer wins. Every entry of the material follows from its
+    # children's under those counts.
+    english, russian = four_piece_parts
+    m = (0, 2, 0, 1)
+    assert max(russian.values[m]) <= 10 < max(english.values[m])
+    for table in four_piece_parts:
+        count = 0
+        for white, black, kings in endgame.positions(table.rules, 3):
+            if (white & ~kings) or (black & ~kings) or (white & kings).bit_count() != 2:
+                continue
+            pos = Position(table.rules, white, black, kings, 0)
+            assert endgame.from_children(table, pos) == table.probe(white, black, kings, 0)
+            count += 1
+        assert count == len(table.rules.board.squares) * 31 * 30 // 2
+
+
+def test_a_part_of_a_table_reads_back_from_its_file(four_piece_parts):
+    table = four_piece_parts[0]
+    again = endgame.EndgameTable.from_bytes(table.rules, table.to_bytes())
+    assert again.values.keys() == table.values.keys()
+    for m, v in table.values.items():
+        assert again.values[m] == v
+
+
+def test_level_8_probes_four_piece_tables_by_default(four_piece_parts):
+    table = four_piece_parts[0]
+    rules = table.rules
+    assert endgame.default_pieces(rules) == 4
+    endgame._LOADED[(rules.id, 4)] = table
+    game = Game(rules, "W:WK3,K9:BK8,K11")
+    distance = table.probe(
+        game.position.white, game.position.black, game.position.kings, game.position.turn
+    )
+    assert distance > 0
+    while not game.is_over:
+        game.play(search_move(game.position, 8, seed=1, time_limit=0.05).move)
+    assert game.result is not None and game.result.value == "white"
+    assert len(game.moves) == distance
