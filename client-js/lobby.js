@@ -1,8 +1,11 @@
 // The live lobby (socket /ws/lobby): open games to join with one click, running
-// games to watch. The server pushes a fresh listing whenever it changes.
+// games to watch. The server sends the listing once, then only what changes
+// (lobby_listing.js folds it in); after a reconnect the hello names the version held,
+// and the server sends what was missed, or the listing again.
 import { api } from "./api.js";
 import { h, replace } from "./dom.js";
 import { has, t } from "./i18n/index.js";
+import { foldLobby } from "./lobby_listing.js";
 import { Connection } from "./net.js";
 import { dispatcher, PROTOCOL_VERSION } from "./protocol.js";
 import { rememberSeat, seatFor } from "./seats.js";
@@ -18,8 +21,22 @@ export class Lobby {
     this.listing = null;
     this.status = "connecting";
     this.error = "";
+    const fold = (msg) => {
+      const { listing, resync } = foldLobby(this.listing, msg);
+      if (resync) {
+        this.conn.reconnectNow(); // a change went missing: ask for it by version
+        return;
+      }
+      if (listing !== this.listing) {
+        this.listing = listing;
+        this.render();
+      }
+    };
     this.handle = dispatcher({
-      lobby: (msg) => { this.listing = msg; this.render(); },
+      lobby: fold,
+      added: fold,
+      removed: fold,
+      changed: fold,
       pong: () => {},
       error: () => {},
     });
@@ -27,7 +44,7 @@ export class Lobby {
 
   start() {
     this.conn = new Connection("/ws/lobby", {
-      onOpen: (conn) => conn.send("hello", { proto: PROTOCOL_VERSION }),
+      onOpen: (conn) => conn.send("hello", { proto: PROTOCOL_VERSION, since: this.listing?.v }),
       onMessage: (msg) => this.handle(msg),
       onStatus: (status) => { this.status = status; this.render(); },
     });

@@ -32,6 +32,7 @@ from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
 from websockets.typing import Subprotocol
 
+from . import lobby as increments
 from . import messages as m
 
 DEFAULT_TIMEOUT = 10.0
@@ -155,6 +156,13 @@ class Kondavo:
     async def lobby(self) -> dict[str, Any]:
         answer: dict[str, Any] = await self.request("GET", "/api/lobby")
         return answer
+
+    def watch_lobby(self, *, since: m.Lobby | None = None) -> LobbyConnection:
+        """The lobby socket, its listing kept up to date from the server's increments.
+        ``since``: a listing held from before (a reconnect asks only for what changed).
+
+        Use as ``async with k.watch_lobby() as lobby`` (then ``lobby.listing``)."""
+        return LobbyConnection(self, since)
 
     # --- sockets ------------------------------------------------------------------
 
@@ -516,3 +524,102 @@ class GameConnection:
         self._pings[n] = future
         await self.send(m.Ping(n=n))
         return await asyncio.wait_for(future, self.client.timeout)
+
+
+class LobbyConnection:
+    """The lobby socket: the listing once, then ``added`` / ``removed`` / ``changed``
+    folded into ``listing`` (``protocol.lobby``). ``received`` and ``frames`` hold every
+    message and its bytes in order; ``gaps`` counts changes that skipped a version (a
+    correct server never causes one)."""
+
+    def __init__(self, client: Kondavo, since: m.Lobby | None = None):
+        self.client = client
+        self.listing: m.Lobby | None = since
+        self.socket: ClientConnection | None = None
+        self.received: list[m.ServerMessage] = []
+        self.frames: list[bytes] = []
+        self.gaps = 0
+        self.close_code: int | None = None
+        self._changed = asyncio.Condition()
+        self._reader: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> LobbyConnection:
+        return await self.open()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @property
+    def v(self) -> int | None:
+        return None if self.listing is None else self.listing.v
+
+    def open_ids(self) -> list[str]:
+        return [] if self.listing is None else [line["id"] for line in self.listing.open]
+
+    def live_ids(self) -> list[str]:
+        return [] if self.listing is None else [line["id"] for line in self.listing.live]
+
+    async def open(self) -> LobbyConnection:
+        """Connect and say hello (with the version held, if any); without one, returns
+        once the listing is in (with one, what was missed may still be on its way)."""
+        self.socket = await ws_connect(
+            f"{self.client.ws_url}/ws/lobby",
+            subprotocols=[Subprotocol(m.SUBPROTOCOL)],
+            max_size=None,
+            open_timeout=self.client.timeout,
+        )
+        self.close_code = None
+        self._reader = asyncio.create_task(self._read())
+        held = self.v
+        await self.socket.send(m.encode(m.Hello(since=held)))
+        if held is None:
+            await self.until(lambda c: c.listing is not None or c.close_code is not None)
+        return self
+
+    async def close(self) -> None:
+        if self.socket is not None:
+            await self.socket.close()
+        if self._reader is not None:
+            with contextlib.suppress(BaseException):
+                await self._reader
+
+    async def reconnect(self) -> LobbyConnection:
+        """Drop the socket and come back with the version held: the server sends the
+        changes missed meanwhile, or a fresh listing."""
+        await self.close()
+        return await self.open()
+
+    async def _read(self) -> None:
+        assert self.socket is not None
+        try:
+            async for frame in self.socket:
+                if isinstance(frame, str):
+                    continue
+                self.frames.append(frame)
+                self._take(m.decode_server(frame))
+                async with self._changed:
+                    self._changed.notify_all()
+        except Exception:
+            pass
+        finally:
+            self.close_code = self.socket.close_code or 1006
+            async with self._changed:
+                self._changed.notify_all()
+
+    def _take(self, msg: m.ServerMessage) -> None:
+        self.received.append(msg)
+        if isinstance(msg, m.Lobby):
+            self.listing = msg
+        elif isinstance(msg, m.LobbyAdded | m.LobbyRemoved | m.LobbyChanged):
+            if self.listing is None or msg.v != self.listing.v + 1:
+                self.gaps += 1
+                return
+            self.listing = increments.fold(self.listing, msg)
+
+    async def until(
+        self, condition: Callable[[LobbyConnection], bool], timeout: float | None = -1
+    ) -> None:
+        """Wait until ``condition(self)`` holds (checked after every message)."""
+        limit = self.client.timeout if timeout == -1 else timeout
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(lambda: condition(self)), limit)

@@ -717,11 +717,50 @@ class Pong(ServerMessage):
 
 @dataclass(frozen=True, slots=True)
 class Lobby(ServerMessage):
-    """``open``: games waiting for an opponent; ``live``: games being played."""
+    """The lobby socket's whole listing at lobby version ``v``: ``open``, games waiting
+    for an opponent; ``live``, games being played; each newest first (``created_at``,
+    then the greater ``id``). Replaces whatever the client held."""
 
     t: ClassVar[str] = "lobby"
+    v: int = field(default=0, metadata=_limit(min=0))
     open: list[dict[str, Any]] = field(default_factory=list)
     live: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyAdded(ServerMessage):
+    """Games that entered the lobby's lists; the lobby is now at version ``v``
+    (one more than the message before). Each list is kept newest first."""
+
+    t: ClassVar[str] = "added"
+    v: int = field(default=0, metadata=_limit(min=0))
+    open: list[dict[str, Any]] = field(default_factory=list)
+    live: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyRemoved(ServerMessage):
+    """The ids of games that left the lobby's lists; the lobby is now at version ``v``."""
+
+    t: ClassVar[str] = "removed"
+    v: int = field(default=0, metadata=_limit(min=0))
+    open: list[str] = field(default_factory=list)
+    live: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyChanged(ServerMessage):
+    """Games still listed whose line changed (each replaces the line of its ``id``); the
+    lobby is now at version ``v``."""
+
+    t: ClassVar[str] = "changed"
+    v: int = field(default=0, metadata=_limit(min=0))
+    open: list[dict[str, Any]] = field(default_factory=list)
+    live: list[dict[str, Any]] = field(default_factory=list)
+
+
+# What the lobby socket sends after its listing, one lobby version each.
+LobbyChange = LobbyAdded | LobbyRemoved | LobbyChanged
 
 
 # --------------------------------------------------------------------------------------

@@ -136,5 +136,6 @@ class Settings:
             ),
             hello_timeout_s=_number(env, "KONDAVO_HELLO_TIMEOUT_S", base.hello_timeout_s, 0.01),
             tick_s=_number(env, "KONDAVO_TICK_S", base.tick_s, 0.01),
+            lobby_refresh_s=_number(env, "KONDAVO_LOBBY_REFRESH_S", base.lobby_refresh_s, 0.01),
             client_dir=Path(env.get("KONDAVO_CLIENT_DIR") or base.client_dir),
         )

@@ -198,4 +198,5 @@ def live_entry(record: GameRecord, spectators: int) -> dict[str, Any]:
         "rated": record.rated,
         "moves": len(record.moves),
         "spectators": spectators,
+        "created_at": record.created_at,  # the lobby's order (protocol/lobby.py)
     }

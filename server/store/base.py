@@ -11,6 +11,9 @@ Every implementation (``MemoryStore`` now, a Redis store later) keeps, per game:
 - a deadline: when the game next needs a ``Tick`` (a flag, a claim opening);
   ``due`` lists the games whose deadline has passed;
 - a spectator counter across nodes;
+- the lobby's listing by increments: its version, the listing at that version, the
+  last ``LOBBY_KEPT`` changes and a channel for them (``lobby_commit``, a
+  compare-and-set on the lobby's version, like ``commit`` on a game's);
 - per player (public id), the history of its games: the memory store keeps it for
   the process's life, Redis the newest ``HISTORY_KEPT`` per player, with no expiry.
 
@@ -26,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from protocol.messages import ServerMessage
+from protocol.messages import Lobby, LobbyChange, ServerMessage
 from server.core.events import RoomEvent
 from server.core.history import HISTORY_KEPT
 from server.core.record import GameRecord
@@ -48,6 +51,12 @@ class Resync:
 
 
 RESYNC = Resync()
+
+# The lobby's changes a store keeps for clients that come back with an older version.
+LOBBY_KEPT = 200
+# The key under which lobby listeners are told each change (and RESYNC): no game id
+# (``secrets.token_urlsafe``) has a colon.
+LOBBY = ":lobby"
 
 # Receives each event committed to a game, each notice announced on it, and RESYNC.
 Listener = Callable[[str, "RoomEvent | ServerMessage | Resync"], None]
@@ -144,5 +153,29 @@ class Store(Protocol):
     async def player_games(self, player: str, limit: int = HISTORY_KEPT) -> list[dict[str, Any]]:
         """The player's newest ``limit`` games, newest first."""
         ...
+
+    async def lobby_head(self) -> Lobby | None:
+        """The lobby's listing at its current version, None before the first change."""
+        ...
+
+    async def lobby_commit(
+        self, expected_v: int, listing: Lobby, changes: list[LobbyChange]
+    ) -> bool:
+        """If the lobby is still at version ``expected_v`` (0 before the first change):
+        keep ``listing`` (at the last change's version), append ``changes`` to the
+        lobby's log and publish them to every lobby listener, on every node; True.
+        Otherwise change nothing and return False."""
+        ...
+
+    async def lobby_since(self, version: int) -> list[LobbyChange] | None:
+        """The lobby's changes after ``version`` in order, or None if some are no longer
+        kept (or the version is ahead of the lobby's)."""
+        ...
+
+    async def subscribe_lobby(self, listener: Listener) -> None:
+        """Hand ``listener`` (with the key ``LOBBY``) each lobby change, and RESYNC."""
+        ...
+
+    async def unsubscribe_lobby(self, listener: Listener) -> None: ...
 
     async def close(self) -> None: ...

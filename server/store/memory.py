@@ -27,11 +27,11 @@ from typing import Any
 
 import msgpack
 
-from protocol.messages import ServerMessage
+from protocol.messages import Lobby, LobbyChange, ServerMessage
 from server.core.events import Audience, RoomEvent
 from server.core.history import HISTORY_KEPT
 from server.core.record import GameRecord
-from server.store.base import Listener
+from server.store.base import LOBBY, LOBBY_KEPT, Listener
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +61,8 @@ class MemoryStore:
         self._live: dict[str, None] = {}
         # Per public player id: game id -> history entry (for the process's life).
         self._histories: dict[str, dict[str, dict[str, Any]]] = {}
+        self._lobby: Lobby | None = None
+        self._lobby_log: deque[LobbyChange] = deque(maxlen=LOBBY_KEPT)
 
     async def now(self) -> int:
         return int(self._clock() * 1000)
@@ -180,6 +182,35 @@ class MemoryStore:
         games = self._histories.get(player, {})
         newest = sorted(games.values(), key=lambda e: (e["at"], e["id"]), reverse=True)
         return [_plain_copy(e) for e in newest[:limit]]
+
+    async def lobby_head(self) -> Lobby | None:
+        return self._lobby
+
+    async def lobby_commit(
+        self, expected_v: int, listing: Lobby, changes: list[LobbyChange]
+    ) -> bool:
+        if (0 if self._lobby is None else self._lobby.v) != expected_v:
+            return False
+        self._lobby = listing
+        self._lobby_log.extend(changes)
+        for change in changes:
+            self._publish(LOBBY, change)
+        return True
+
+    async def lobby_since(self, version: int) -> list[LobbyChange] | None:
+        current = 0 if self._lobby is None else self._lobby.v
+        if version > current:
+            return None
+        missed = [change for change in self._lobby_log if change.v > version]
+        if version < current and (not missed or missed[0].v != version + 1):
+            return None  # the oldest of them is no longer kept
+        return missed
+
+    async def subscribe_lobby(self, listener: Listener) -> None:
+        await self.subscribe(LOBBY, listener)
+
+    async def unsubscribe_lobby(self, listener: Listener) -> None:
+        await self.unsubscribe(LOBBY, listener)
 
     async def close(self) -> None:
         self._listeners.clear()

@@ -23,6 +23,10 @@ A game over expires (the three keys above) ``finished_kept_ms`` after its last c
 - ``kondavo:{p:<player>}:games`` / ``:entries`` / ``:finished``: a player's history (sorted
   set game id -> created_at, hash game id -> entry, set of the finished ones), the newest
   ``HISTORY_KEPT`` games, with no expiry: it outlives the games' own keys
+- ``kondavo:{:lobby}:listing`` hash: ``v`` (the lobby's version), ``snap`` (the listing
+  at that version, msgpack); ``kondavo:{:lobby}:log`` list: its last ``LOBBY_KEPT``
+  changes, oldest first (``_LOBBY_COMMIT`` writes both and publishes ``L`` + the
+  changes on ``kondavo:{:lobby}:events``, a compare-and-set on the version as for a game)
 - channel ``kondavo:{<id>}:events``: ``E`` + the commit's events (concatenated msgpack
   values) or ``N`` + one unversioned notice (the spectator count). A channel is no key:
   plain PUBLISH reaches every node of a cluster, also from inside a script. Both kinds
@@ -95,7 +99,7 @@ from protocol.messages import ServerMessage, packer
 from server.core.events import RoomEvent
 from server.core.history import HISTORY_KEPT
 from server.core.record import GameRecord, SeatRecord
-from server.store.base import RESYNC, Listener, Resync, StoreUnavailable
+from server.store.base import LOBBY, LOBBY_KEPT, RESYNC, Listener, Resync, StoreUnavailable
 from server.store.redis_pipe import Pipe
 
 log = logging.getLogger(__name__)
@@ -289,6 +293,30 @@ if ARGV[5] == '1' then redis.call('ZADD', KEYS[5], ARGV[6], ARGV[7]) end
 return 1
 """
 
+# KEYS: the lobby's listing, log.  ARGV: expected version, new version, listing, keep,
+# channel, change...  The lobby's version is 0 before its first change.
+_LOBBY_COMMIT = """
+local stored = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+if stored ~= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'snap', ARGV[3])
+redis.call('RPUSH', KEYS[2], unpack(ARGV, 6, #ARGV))
+redis.call('LTRIM', KEYS[2], -tonumber(ARGV[4]), -1)
+redis.call('PUBLISH', ARGV[5], 'L' .. table.concat(ARGV, '', 6, #ARGV))
+return 1
+"""
+
+# KEYS: the lobby's listing, log.  ARGV: since.  -> {version, changes-after-since|false}
+_LOBBY_SINCE = """
+local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+local since = tonumber(ARGV[1])
+if since > v then return {v, false} end
+if since == v then return {v, {}} end
+local n = redis.call('LLEN', KEYS[2])
+local oldest = v - n + 1
+if since + 1 < oldest then return {v, false} end
+return {v, redis.call('LRANGE', KEYS[2], since + 1 - oldest, -1)}
+"""
+
 # KEYS: game, log.  ARGV: since.  -> nil (no game), or {version, entries-after-since|false}
 _EVENTS_SINCE = """
 local stored = redis.call('HGET', KEYS[1], 'v')
@@ -390,6 +418,28 @@ def _entry(event: RoomEvent) -> bytes:
     return _ENTRY_HEAD + _pack(event.audience) + _ENTRY_MESSAGE + event.frame()
 
 
+_LOBBY_CHANGES: dict[str, type[m.LobbyChange]] = {
+    cls.t: cls for cls in (m.LobbyAdded, m.LobbyRemoved, m.LobbyChanged)
+}
+
+
+def _lobby_change(entry: bytes) -> m.LobbyChange:
+    return m.from_dict(msgpack.unpackb(entry, raw=False), _LOBBY_CHANGES)
+
+
+def _concatenated(body: bytes) -> list[bytes]:
+    """The msgpack values written one after another in ``body``, each as its bytes."""
+    unpacker = msgpack.Unpacker()
+    unpacker.feed(body)
+    found, start = [], 0
+    while start < len(body):
+        unpacker.skip()
+        end = unpacker.tell()
+        found.append(body[start:end])
+        start = end
+    return found
+
+
 def _record(stored: bytes) -> GameRecord:
     return GameRecord.from_dict(msgpack.unpackb(stored, raw=False, strict_map_key=False))
 
@@ -463,6 +513,9 @@ class RedisStore:
         self._spectators = scripts.register_script(_SPECTATORS)
         self._time = scripts.register_script(_TIME)
         self._publish = scripts.register_script(_PUBLISH)
+        self._lobby_commit = scripts.register_script(_LOBBY_COMMIT)
+        self._lobby_since = scripts.register_script(_LOBBY_SINCE)
+        self._lobby_keys = [f"{prefix}:{{{LOBBY}}}:listing", f"{prefix}:{{{LOBBY}}}:log"]
         self._claim = self._redis.register_script(_CLAIM)  # run in a redis-py pipeline
         self._remember = self._redis.register_script(_REMEMBER)
         self._forget_game = self._redis.register_script(_FORGET)
@@ -733,6 +786,50 @@ class RedisStore:
             [r for r in records[len(waiting) :] if r is not None],
         )
 
+    # --- the lobby --------------------------------------------------------------------
+
+    async def lobby_head(self) -> m.Lobby | None:
+        stored = await self._call(self._command("HGET", self._lobby_keys[0], "snap"))
+        if stored is None:
+            return None
+        return m.from_dict(msgpack.unpackb(stored, raw=False), {"lobby": m.Lobby})
+
+    async def lobby_commit(
+        self, expected_v: int, listing: m.Lobby, changes: list[m.LobbyChange]
+    ) -> bool:
+        if not changes:
+            return False
+        committed = await self._call(
+            self._lobby_commit(
+                keys=self._lobby_keys,
+                args=[
+                    expected_v,
+                    listing.v,
+                    _pack(listing.to_dict()),
+                    LOBBY_KEPT,
+                    self._channel(LOBBY),
+                    *(_pack(change.to_dict()) for change in changes),
+                ],
+            )
+        )
+        return bool(committed)
+
+    async def lobby_since(self, version: int) -> list[m.LobbyChange] | None:
+        found = await self._call(self._lobby_since(keys=self._lobby_keys, args=[version]))
+        if found[1] is None:
+            return None
+        missed = [_lobby_change(entry) for entry in found[1]]
+        if missed and (missed[0].v != version + 1 or missed[-1].v != found[0]):
+            log.error("lobby: log out of step with version %s", found[0])
+            return None
+        return missed
+
+    async def subscribe_lobby(self, listener: Listener) -> None:
+        await self.subscribe(LOBBY, listener)
+
+    async def unsubscribe_lobby(self, listener: Listener) -> None:
+        await self.unsubscribe(LOBBY, listener)
+
     # --- players' histories -------------------------------------------------------------
 
     def history_keys(self, player: str) -> list[str]:
@@ -844,6 +941,8 @@ class RedisStore:
         try:
             if kind == b"E":
                 items: list[Any] = self._events(game_id, body)
+            elif kind == b"L":
+                items = [_lobby_change(entry) for entry in _concatenated(body)]
             else:
                 items = [m.from_dict(msgpack.unpackb(body, raw=False), m.SERVER_MESSAGES)]
         except Exception:

@@ -191,6 +191,7 @@ def create_app(
             for task in tasks:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            await app.state.lobby.close()
             if app.state.bot_table is not None:
                 await app.state.bot_table.close()
             for pool in (app.state.bot_pool, app.state.analysis_pool):

@@ -1,6 +1,7 @@
-"""The lobby socket: after the client's ``hello``, the listing, then every change the
-node's ``LobbyFeed`` sees; answers pings. Built from the game socket's pieces:
-``handshake``, ``budget`` (as a spectator's), ``outbox``."""
+"""The lobby socket: after the client's ``hello``, the listing (or, for a ``hello``
+with ``since``, the changes after that lobby version, when they are still kept), then
+each change as the node's ``LobbyFeed`` applies it; answers pings. Built from the game
+socket's pieces: ``handshake``, ``budget`` (as a spectator's), ``outbox``."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from typing import Any
 from starlette.websockets import WebSocket
 
 from protocol import messages as m
-from protocol.messages import ErrorCode, ProtocolError
-from server.services.lobby import LobbyFeed, listing
+from protocol.messages import CloseCode, ErrorCode, ProtocolError
+from server.services.lobby import LobbyFeed
+from server.store import StoreUnavailable
 from server.web import handshake
 from server.web.budget import Budget
 from server.web.limits import SocketLimits
@@ -19,7 +21,8 @@ from server.web.outbox import GONE, Outbox
 
 async def serve(feed: LobbyFeed, websocket: WebSocket, state: Any) -> None:
     """One lobby socket: a ``hello`` first, as on a game socket (else ``msg/hello_first``
-    and close 4001); then the listing, and each change; answers pings."""
+    and close 4001); then the listing or the missed changes, and each change; answers
+    pings."""
     outbox = Outbox(websocket, state.settings, state.watchdog, "lobby")
     budget = Budget(SocketLimits(state.settings, seated=False), outbox)
     if not await handshake.accept(websocket):
@@ -32,7 +35,24 @@ async def serve(feed: LobbyFeed, websocket: WebSocket, state: Any) -> None:
         outbox.release()
         return
     outbox.start()
-    outbox.deliver(feed.latest or await listing(feed.store))
+    try:
+        await feed.ready()
+        if said.since is not None and said.since > feed.version:
+            await feed.catch_up()  # it came from a node that is ahead of this one
+    except StoreUnavailable:
+        # Not a final close code: the client comes back by itself a little later.
+        await outbox.close(CloseCode.SERVER_ERROR)
+        await outbox.stop()
+        outbox.release()
+        return
+    # From here to ``watch`` nothing awaits: no change can slip in between.
+    missed = None if said.since is None else feed.since(said.since)
+    if missed is None:
+        assert feed.latest is not None
+        outbox.deliver(feed.latest)
+    else:
+        for change in missed:
+            outbox.deliver(change)
     feed.watch(outbox.deliver)
     receive = websocket.scope.get("kondavo.receive", websocket.receive)
     try:

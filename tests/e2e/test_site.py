@@ -165,3 +165,79 @@ def test_the_pdn_can_be_downloaded(new_game):
 def test_an_unknown_game_says_so(open_page):
     page = open_page("/g/doesnotexist")
     page.locator(".not-found").wait_for()
+
+
+def _lobby_api(server: str):
+    """The Python client on the test's server, for seeks opened and cancelled from
+    outside (in a thread of its own: Playwright's loop runs in this one)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from protocol.client import Kondavo
+
+    k = Kondavo(server)
+
+    def run(coroutine):
+        with ThreadPoolExecutor(1) as thread:
+            return thread.submit(asyncio.run, coroutine).result()
+
+    async def abort(seat) -> None:
+        async with k.connect(seat) as creator:
+            await creator.abort()
+
+    def create():
+        return run(k.create(opponent="open", variant="russian"))
+
+    def cancel(seat) -> None:
+        run(abort(seat))
+
+    def join(seat) -> None:
+        run(k.join(seat.game))
+
+    return create, cancel, join
+
+
+def test_the_lobby_page_follows_seeks_appearing_and_disappearing_and_after_a_cut(
+    open_page, server, proxy
+):
+    """The page folds the socket's increments in (issue 31 point 5); cut off, it comes
+    back with its version and shows what changed meanwhile."""
+    import msgpack
+
+    create, cancel, join = _lobby_api(server)
+    hellos: list[dict] = []
+
+    def spy(socket) -> None:
+        def sent(frame) -> None:
+            body = msgpack.unpackb(frame, raw=False) if isinstance(frame, bytes) else {}
+            if body.get("t") == "hello":
+                hellos.append(body)
+
+        socket.on("framesent", sent)
+
+    page = open_page("/blank.html")
+    page.on("websocket", spy)
+    page.goto(f"http://127.0.0.1:{proxy.port}/")
+    page.locator(".lobby h3").first.wait_for()
+    first, second = create(), create()
+    row = '.open-games tr[data-game="{}"]'
+    page.locator(row.format(first.game)).wait_for()
+    page.locator(row.format(second.game)).wait_for()
+    cancel(first)
+    page.locator(row.format(first.game)).wait_for(state="detached")
+    join(second)
+    page.locator(row.format(second.game)).wait_for(state="detached")
+    page.locator(f'.live-games tr[data-game="{second.game}"]').wait_for()
+
+    proxy.cut(refuse=True)  # offline: these happen while the page cannot hear
+    third, fourth = create(), create()
+    cancel(third)
+    import time
+
+    time.sleep(1.5)  # past a lobby refresh: the page missed these changes
+    proxy.heal()
+    page.locator(row.format(fourth.game)).wait_for()
+    assert page.locator(row.format(third.game)).count() == 0
+    assert page.locator(f'.live-games tr[data-game="{second.game}"]').count() == 1
+    # The first hello had no version; the one after the cut named the version held.
+    assert hellos[0].get("since") is None and hellos[-1]["since"] >= 1

@@ -60,6 +60,7 @@ class Node:
             KONDAVO_HOST="127.0.0.1",
             KONDAVO_PORT=str(self.port),
             KONDAVO_TICK_S="0.05",
+            KONDAVO_LOBBY_REFRESH_S="0.1",
             KONDAVO_CLAIM_AFTER_S="60",
             KONDAVO_PLAYER_MESSAGES="1000000",
             KONDAVO_SPECTATOR_MESSAGES="1000000",
@@ -524,3 +525,52 @@ async def test_a_move_resent_through_the_other_node_after_a_lost_ack_is_played_o
         stored = await two.game(white.game)
         assert stored["moves"] == ["11-15"]
         assert [x.t for x in w.received].count("moved") == 1
+
+
+def lobby_changes(lobby) -> list[m.ServerMessage]:
+    return [
+        x for x in lobby.received if isinstance(x, m.LobbyAdded | m.LobbyRemoved | m.LobbyChanged)
+    ]
+
+
+async def test_lobby_watchers_on_two_nodes_see_the_same_changes_under_the_same_versions(nodes):
+    """issue 31 point 5: the lobby's versions are Redis's, so both nodes number alike, and
+    a watcher back on the other node with its version gets exactly what it missed."""
+    one, two = Kondavo(nodes[0].url), Kondavo(nodes[1].url)
+    async with one.watch_lobby() as a, two.watch_lobby() as b, one.watch_lobby() as away:
+        await b.until(lambda c: c.v == a.v)  # each node may start at another poll
+        await a.until(lambda c: c.v == b.v)
+        left_at = away.listing
+        await away.close()
+        seeks = []
+        for n in range(6):  # opened on both nodes, some taken, some cancelled
+            seeks.append(await (one if n % 2 else two).create(opponent="open"))
+        await two.join(seeks[0].game)
+        await one.join(seeks[3].game)
+        async with two.connect(seeks[1]) as creator:
+            await creator.abort()
+        live = {seeks[0].game, seeks[3].game}
+        waiting = {s.game for s in seeks} - live - {seeks[1].game}
+        for lobby in (a, b):
+            await lobby.until(
+                lambda c: (
+                    waiting <= set(c.open_ids())
+                    and live <= set(c.live_ids())
+                    and seeks[1].game not in c.open_ids()
+                ),
+                timeout=15,
+            )
+        await b.until(lambda c: c.v == a.v, timeout=5)
+        await a.until(lambda c: c.v == b.v, timeout=5)
+        assert a.listing == b.listing
+        ours = [x for x in lobby_changes(a) if x.v > left_at.v]
+        theirs = [x for x in lobby_changes(b) if x.v > left_at.v]
+        assert ours == theirs and ours  # the same messages, under the same versions
+        assert a.gaps == b.gaps == 0
+
+        back = await two.watch_lobby(since=left_at).open()  # on the other node
+        try:
+            await back.until(lambda c: c.v == a.v, timeout=5)
+            assert back.received == ours and back.listing == a.listing
+        finally:
+            await back.close()

@@ -417,40 +417,27 @@ async def test_an_unknown_game_or_protocol_version_closes_with_a_code(live):
 
 
 async def test_the_lobby_socket_lists_open_games(live):
-    from websockets.asyncio.client import connect
-
-    async with connect(f"{live.ws_url}/ws/lobby") as ws:
-        await ws.send(m.encode(m.Hello()))  # as on a game socket
-        first = m.decode_server(await ws.recv())
-        assert first.t == "lobby"
+    async with live.kondavo.watch_lobby() as lobby:
+        assert lobby.received[0].t == "lobby"
         created = await live.kondavo.create(opponent="open", name="Ada")
-        while True:
-            listing = m.decode_server(await asyncio.wait_for(ws.recv(), 5))
-            if any(g["id"] == created.game for g in listing.open):
-                break
-        entry = next(g for g in listing.open if g["id"] == created.game)
+        await lobby.until(lambda c: created.game in c.open_ids())
+        assert lobby.listing is not None
+        entry = next(g for g in lobby.listing.open if g["id"] == created.game)
         assert entry["creator"]["name"] == "Ada" and "token" not in str(entry)
+        assert b"token" not in b"".join(lobby.frames)
 
 
 async def test_the_lobby_drops_an_open_game_while_its_creator_is_away(live):
-    from websockets.asyncio.client import connect
-
-    async def until_listed(ws, game: str, listed: bool) -> None:
-        while True:
-            listing = m.decode_server(await asyncio.wait_for(ws.recv(), 5))
-            if any(g["id"] == game for g in listing.open) == listed:
-                return
-
     created = await live.kondavo.create(opponent="open", name="Ada")
-    async with connect(f"{live.ws_url}/ws/lobby") as ws:
-        await ws.send(m.encode(m.Hello()))
-        await until_listed(ws, created.game, True)
+    async with live.kondavo.watch_lobby() as lobby:
+        await lobby.until(lambda c: created.game in c.open_ids())
         async with live.kondavo.connect(created):
             pass  # the creator's tab opens and closes
-        await until_listed(ws, created.game, False)
+        await lobby.until(lambda c: created.game not in c.open_ids())
         assert (await live.kondavo.game(created.game))["status"] == "waiting"
         async with live.kondavo.connect(created):  # a reload within the grace
-            await until_listed(ws, created.game, True)
+            await lobby.until(lambda c: created.game in c.open_ids())
+        assert lobby.gaps == 0
 
 
 # --- the computer's seat --------------------------------------------------------------

@@ -654,3 +654,43 @@ async def test_a_history_on_redis_survives_the_node_that_wrote_it(redis_url):
         assert [g["id"] for g in await second.player_games("ada-public-id-0001")] == ["a"]
     finally:
         await second.close()
+
+
+# --- the lobby's increments (issue 31 point 5) ---------------------------------------------
+
+
+def lobby_at(v: int, *ids: str) -> tuple[m.Lobby, list]:
+    """A listing of open games ``ids`` at version ``v``, and the one change to it from v-1."""
+    lines = [{"id": game, "created_at": n} for n, game in enumerate(ids)]
+    return m.Lobby(v=v, open=lines), [m.LobbyAdded(v=v, open=lines)]
+
+
+async def test_lobby_changes_are_a_compare_and_set_published_and_logged_in_order(store):
+    from server.store import LOBBY
+
+    heard: list = []
+    await store.subscribe_lobby(lambda key, item: heard.append((key, item)))
+    assert await store.lobby_head() is None
+    assert await store.lobby_since(0) == []
+    first, change = lobby_at(1, "a")
+    assert await store.lobby_commit(0, first, change)
+    assert not await store.lobby_commit(0, *lobby_at(1, "b"))  # another node was first
+    second, more = lobby_at(2, "a", "c")
+    assert await store.lobby_commit(1, second, more)
+    await heard_until(heard, 2)
+    assert heard == [(LOBBY, change[0]), (LOBBY, more[0])]
+    assert await store.lobby_head() == second
+    assert await store.lobby_since(0) == [change[0], more[0]]
+    assert await store.lobby_since(1) == more
+    assert await store.lobby_since(2) == []
+    assert await store.lobby_since(3) is None  # ahead of the lobby
+
+
+async def test_the_lobby_log_keeps_its_last_changes_and_then_asks_for_the_listing(store):
+    from server.store.base import LOBBY_KEPT
+
+    for v in range(1, LOBBY_KEPT + 11):
+        assert await store.lobby_commit(v - 1, *lobby_at(v, f"g{v}"))
+    assert await store.lobby_since(9) is None
+    kept = await store.lobby_since(10)
+    assert [c.v for c in kept] == list(range(11, LOBBY_KEPT + 11))
