@@ -38,20 +38,32 @@ endings of two pieces against a lone king as won (or lost) that the rule ends as
 after five moves each, and level 8 traded into them: it lost a 20-game match 30% where
 it scored 47.5% without tables (bench/strength.py --baseline).
 
-Tables are built on first use, in a background process (``table_for``), and kept in
-the cache folder (``$KONDAVO_CACHE``, else ``$XDG_CACHE_HOME/kondavo``, else
-``~/.cache/kondavo``), one file a rule set and size: each is built once a machine.
-Size (``default_pieces``): 4 pieces on boards of 32 squares, 3 on larger ones, or
-``KONDAVO_ENDGAME_PIECES`` (0: no tables). ``python -m engine.endgame build
-[RULE SET...] [--pieces N]`` builds them ahead of time and prints how long each
-took and its file's size. Measured on this 2-core machine, shared with other work
-(``nice``): 4 pieces on 8x8 (7.5 million numbers) take 150-280 s, 140 MB of memory
-and about 1 MB of file; 3 pieces 1.5-4 s and 40-60 kB.
+How a table reaches the computer (SHIPPED). Size (``default_pieces``): 4 pieces on
+boards of 32 squares, 3 on larger ones, or ``KONDAVO_ENDGAME_PIECES`` (0: no tables).
+The default tables of all seven rule sets are shipped with the package, in
+``engine/data`` (5.3 MB in all: 1.0-1.2 MB each for the five 8x8 rule sets, 76 kB
+for International's 3 pieces, 161 kB for Turkish's): the computer has them from its
+first game, a live server never spends minutes of a core building one beside its
+games, and a container whose user has no home folder (server/deploy/Dockerfile)
+has them too. ``python -m engine.endgame build --ship`` rebuilds them; a shipped
+file of another FORMAT or built for other rules (``fingerprint``) is not read, and
+tests check that each loads and holds what the builder builds.
+
+Any other size is built on first use, in a background process (``table_for``), and
+kept in the cache folder (``$KONDAVO_CACHE``, else ``$XDG_CACHE_HOME/kondavo``, else
+``~/.cache/kondavo``), one file a rule set and size: each is built once a machine;
+the computer plays without it meanwhile. ``python -m engine.endgame build [RULE
+SET...] [--pieces N]`` builds them ahead of time and prints how long each took and
+its file's size. Measured on this 2-core machine, shared with other work (``nice``):
+4 pieces on 8x8 (7.5 million numbers) take 150-280 s, 140 MB of memory and about
+1 MB of file; 3 pieces 1.5-4 s and 40-60 kB on 8x8, 20 s and 76 kB on 10x10, 68 s
+and 161 kB on Turkish's 64 squares.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import lzma
 import os
 import subprocess
@@ -69,7 +81,12 @@ from .position import Position
 from .rules import Rules
 from .tables import tables_for
 
-FORMAT = 3  # bump when the file layout or the meaning of its numbers changes
+FORMAT = 4  # bump when the file layout or the meaning of its numbers changes
+DATA_DIR = Path(__file__).resolve().parent / "data"
+# Tables shipped in DATA_DIR (``python -m engine.endgame build --ship``), read before
+# the cache folder: the rule sets whose default table is small enough for the
+# repository (``SHIPPED`` in the module's docstring).
+
 SMALL_BOARD = 32  # squares: boards this small get DEFAULT_PIECES, larger ones one less
 DEFAULT_PIECES = 4
 
@@ -99,6 +116,26 @@ def default_pieces(rules: Rules) -> int:
     if given:
         return int(given)
     return DEFAULT_PIECES if len(rules.board.squares) <= SMALL_BOARD else DEFAULT_PIECES - 1
+
+
+def fingerprint(rules: Rules) -> str:
+    """A digest of every field of ``rules`` a table depends on (the board, how pieces
+    move and capture, the draw counts), written in each file: a table built before
+    such a field changed is not read (names and notation change nothing)."""
+    b = rules.board
+    fields = (
+        (b.cols, b.rows, b.all_squares, b.mirrored),
+        sorted(rules.men_steps),
+        sorted(rules.men_capture),
+        rules.flying_kings,
+        rules.capture_precedence,
+        rules.men_capture_kings,
+        rules.captured_removed_at_once,
+        str(rules.crowning_in_capture),
+        rules.no_turning_back,
+        [(r.kind, r.plies) for r in rules.draw_rules],
+    )
+    return hashlib.sha256(repr(fields).encode()).hexdigest()[:16]
 
 
 def _code(wm: int, wk: int, bm: int, bk: int) -> int:
@@ -275,15 +312,17 @@ class EndgameTable:
                 v = array(v.typecode, v)
                 v.byteswap()
             parts.append(v.typecode.encode() + v.tobytes())
-        head = f"{FORMAT} {self.rules.id} {self.pieces}\n".encode()
+        head = f"{FORMAT} {self.rules.id} {self.pieces} {fingerprint(self.rules)}\n".encode()
         return head + lzma.compress(b"".join(parts), preset=6)
 
     @classmethod
     def from_bytes(cls, rules: Rules, data: bytes) -> EndgameTable:
         head, _, packed = data.partition(b"\n")
-        fmt, rid, pieces_text = head.decode().split()
+        fmt, rid, pieces_text, made_for = head.decode().split()
         if int(fmt) != FORMAT or rid != rules.id:
             raise ValueError("an endgame table of another format or rule set")
+        if made_for != fingerprint(rules):
+            raise ValueError(f"an endgame table built for other {rules.id} rules")
         pieces = int(pieces_text)
         raw = lzma.decompress(packed)
         layout = Layout(rules, pieces - 1)
@@ -722,9 +761,23 @@ def table_path(rules: Rules, pieces: int) -> Path:
     return cache_dir() / f"endgame-{rules.id}-{pieces}-v{FORMAT}.bin"
 
 
+def shipped_path(rules: Rules, pieces: int) -> Path:
+    """Where a table shipped with the package lies (``SHIPPED``)."""
+    return DATA_DIR / f"endgame-{rules.id}-{pieces}.bin"
+
+
+def _read(rules: Rules, path: Path) -> EndgameTable | None:
+    try:
+        return EndgameTable.from_bytes(rules, path.read_bytes())
+    except (OSError, ValueError, lzma.LZMAError):
+        return None
+
+
 def table_for(rules: Rules, pieces: int | None = None) -> EndgameTable | None:
-    """This process's table for ``rules``, loaded from the cache folder; None while it
-    is not built (or tables are off: size below 2). The first call that finds none
+    """This process's table for ``rules``: the one shipped with the package, else the
+    cache folder's; None while it is not built (or tables are off: size below 2). A
+    shipped file of another format or built for other rules is passed over. The
+    first call that finds none
     starts building it in a background process (once a machine: a lock file next to
     it), so no search ever waits for a table: the computer plays on without it until
     it is there (a few seconds to minutes, by board; ``python -m engine.endgame build``
@@ -741,9 +794,8 @@ def table_for(rules: Rules, pieces: int | None = None) -> EndgameTable | None:
         return None
     _NEXT_LOOK[key] = now + LOOK_EVERY
     path = table_path(rules, n)
-    try:
-        table = EndgameTable.from_bytes(rules, path.read_bytes())
-    except (OSError, ValueError, lzma.LZMAError):
+    table = _read(rules, shipped_path(rules, n)) or _read(rules, path)
+    if table is None:
         _start_build(rules, n, path)
         return None
     _LOADED[key] = table
@@ -770,12 +822,15 @@ def _start_build(rules: Rules, pieces: int, path: Path) -> None:
 
 
 def build_and_save(
-    rules: Rules, pieces: int, report: Callable[[str], None] | None = None
+    rules: Rules,
+    pieces: int,
+    report: Callable[[str], None] | None = None,
+    path: Path | None = None,
 ) -> EndgameTable:
-    """Build the table now and save it in the cache folder (atomically: a process
-    reading it meanwhile sees the old file or none)."""
+    """Build the table now and save it in the cache folder, or at ``path``
+    (atomically: a process reading it meanwhile sees the old file or none)."""
     table = build(rules, pieces, report)
-    path = table_path(rules, pieces)
+    path = path or table_path(rules, pieces)
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as f:
         f.write(table.to_bytes())
@@ -793,13 +848,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("variants", nargs="*", default=list(VARIANTS))
     parser.add_argument("--pieces", type=int, default=None)
     parser.add_argument("-v", "--verbose", action="store_true", help="time every material")
+    parser.add_argument(
+        "--ship", action="store_true", help=f"write into {DATA_DIR} (the shipped tables)"
+    )
     args = parser.parse_args(argv)
     for v in args.variants:
         rules = get_rules(v)
         n = args.pieces or default_pieces(rules)
         started = time.perf_counter()
-        table = build_and_save(rules, n, print if args.verbose else None)
-        path = table_path(rules, n)
+        path = shipped_path(rules, n) if args.ship else table_path(rules, n)
+        table = build_and_save(rules, n, print if args.verbose else None, path)
         print(
             f"{v}: {n} pieces, {sum(map(len, table.values.values()))} numbers, "
             f"{table.decisive} decisive (White to move), "

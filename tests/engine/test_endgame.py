@@ -76,6 +76,11 @@ def test_every_short_result_in_the_table_is_what_a_full_search_finds(english3):
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_two_piece_tables_of_every_rule_set_agree_with_the_search(variant):
     table = endgame.build(get_rules(variant), 2)
+    # The shipped table holds the same results for these positions.
+    shipped = endgame.table_for(table.rules)
+    assert shipped is not None
+    for m, values in table.values.items():
+        assert shipped.values[m] == values
     decisive = 0
     for pos in _sample(table, 60, seed=len(variant)):
         v = table.probe(pos.white, pos.black, pos.kings, pos.turn)
@@ -259,3 +264,30 @@ def test_level_8_probes_four_piece_tables_by_default(four_piece_parts):
         game.play(search_move(game.position, 8, seed=1, time_limit=0.05).move)
     assert game.result is not None and game.result.value == "white"
     assert len(game.moves) == distance
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_every_rule_set_plays_with_its_shipped_table_at_once(variant, tmp_path):
+    rules = get_rules(variant)
+    table = endgame.table_for(rules)  # the first call: no build, no wait
+    assert table is not None and table.pieces == endgame.default_pieces(rules)
+    assert table.pieces == (4 if len(rules.board.squares) <= 32 else 3)
+    assert not list(tmp_path.iterdir())  # nothing built in the cache folder
+    assert endgame.shipped_path(rules, table.pieces).stat().st_size < 1_300_000
+
+
+def test_the_shipped_four_piece_tables_are_what_the_builder_builds(four_piece_parts):
+    for part in four_piece_parts:
+        shipped = endgame.table_for(part.rules)
+        assert shipped is not None and shipped.pieces == 4
+        for m, values in part.values.items():
+            assert shipped.values[m] == values, m
+
+
+def test_a_table_built_for_other_rules_is_not_read():
+    english = get_rules("english")
+    data = endgame.shipped_path(english, 4).read_bytes()
+    head, _, rest = data.partition(b"\n")
+    other = head.rsplit(b" ", 1)[0] + b" 0123456789abcdef\n" + rest
+    with pytest.raises(ValueError, match="other english rules"):
+        endgame.EndgameTable.from_bytes(english, other)
