@@ -10,6 +10,10 @@ that lies about its lag gains at most the quota over a whole game. The gain scal
 the game's length: 0.2 s for games of 15 s or less, 1 s for three minutes or more
 (counting 40 moves of increment), in a straight line between. The idea, a quota that
 grows per move, is lichess's LagTracker's; the numbers here are ours.
+
+The flag is judged after the credit, as lichess does: a move sent in time that arrives
+after the mover's clock reached zero is still played if its credit covers the overrun,
+so the flag falls only ``grace_ms`` (what the quota could still give) after the zero.
 """
 
 from __future__ import annotations
@@ -52,3 +56,13 @@ def credit(
     quota = START_GAINS * gain if quota_ms is None else quota_ms
     given = max(0, min(reported_ms or 0, quota, spent_ms))
     return given, min(quota - given + gain, MAX_GAINS * gain)
+
+
+def grace_ms(quota_ms: int | None, gain: int) -> int:
+    """How long after its clock reaches zero a seat's move may still arrive and be
+    played: the most its next move can be credited (the quota as it stands).
+
+    >>> grace_ms(None, 200), grace_ms(450, 200)
+    (600, 450)
+    """
+    return START_GAINS * gain if quota_ms is None else quota_ms

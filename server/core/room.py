@@ -325,7 +325,7 @@ def deadline(record: GameRecord) -> int | None:
     withdrawn = seek_withdrawn_at(record) if record.status == "waiting" else None
     if withdrawn is not None:
         times.append(withdrawn)
-    flag = record.flag_time()
+    flag = flag_falls_at(record)
     if flag is not None:
         times.append(flag)
     if bot_to_move(record):
@@ -340,6 +340,20 @@ def deadline(record: GameRecord) -> int | None:
             if seat is not None and _absent(seat) and seat.gone_since is not None:
                 times.append(seat.gone_since + record.claim_after_ms)
     return min(times) if times else None
+
+
+def flag_falls_at(record: GameRecord) -> int | None:
+    """When the running clock's flag falls: its zero, plus the lag credit its seat's
+    next move could still be given (``lag.grace_ms``): until then a move that was sent
+    in time but delayed by the network may arrive, and is played if its credit covers
+    the overrun (``_play_move``). The computer reports no lag: no grace."""
+    flag = record.flag_time()
+    side = record.running_clock()
+    seat = record.seat(side) if side is not None else None
+    if flag is None or seat is None or seat.bot or record.initial_ms is None:
+        return flag
+    gain = lag.gain_ms(record.initial_ms, record.increment_ms)
+    return flag + lag.grace_ms(seat.lag_quota_ms, gain)
 
 
 _E = TypeVar("_E", bound=m.Event)
@@ -366,7 +380,7 @@ def _settle_time(rec: GameRecord, now: int, events: list[RoomEvent]) -> None:
     if first_move is not None and now >= first_move:
         # Nobody loses a game that never started: no result, no rating change.
         _finish(rec, now, events, None, Reason.NO_FIRST_MOVE)
-    flag = rec.flag_time()
+    flag = flag_falls_at(rec)
     if flag is not None and now >= flag:
         loser = rec.side_to_move
         _finish(rec, now, events, other(loser), Reason.TIMEOUT)
@@ -559,19 +573,26 @@ def _play_move(rec: GameRecord, sent: Sent, now: int, out: Outcome) -> None:
     chosen = _resolve_move(rec, cmd, before)
     game = replay.played(rec.variant, rec.start_fen, rec.moves, chosen, before)
     move = game.moves[-1]
+    # Clock: the mover's time runs only after its own first move (as on lichess);
+    # the increment is earned by timed moves.
+    timed = rec.running_clock() == by
+    if timed:
+        # The network's share of the turn is given back, within the seat's lag quota,
+        # and only then is the flag judged: a move that arrived after the clock's zero
+        # (within the grace, ``flag_falls_at``) is played if its credit covers that.
+        assert rec.turn_started is not None and rec.initial_ms is not None
+        gain = lag.gain_ms(rec.initial_ms, rec.increment_ms)
+        given, quota = lag.credit(seat.lag_quota_ms, gain, cmd.lag, now - rec.turn_started)
+        left = rec.remaining_ms.get(by, 0) - (now - rec.turn_started) + given
+        if left <= 0:
+            _finish(rec, now, out.events, other(by), Reason.TIMEOUT)
+            raise _Refused(ErrorCode.GAME_OVER)
     if rec.clocked:
         # Both clocks as they stood when this turn began: a takeback puts them back.
         rec.clocks_before += (rec.remaining_ms.get("white", 0), rec.remaining_ms.get("black", 0))
-    # Clock: the mover's time runs only after its own first move (as on lichess);
-    # the increment is earned by timed moves.
-    if rec.running_clock() == by:
-        # The network's share of the turn is given back, within the seat's lag quota.
-        assert rec.turn_started is not None and rec.initial_ms is not None
-        gain = lag.gain_ms(rec.initial_ms, rec.increment_ms)
-        given, seat.lag_quota_ms = lag.credit(
-            seat.lag_quota_ms, gain, cmd.lag, now - rec.turn_started
-        )
-        rec.remaining_ms[by] = rec.time_left(by, now) + given + rec.increment_ms
+    if timed:
+        seat.lag_quota_ms = quota
+        rec.remaining_ms[by] = left + rec.increment_ms
     rec.moves.append(game.notation[-1])
     rec.fen = game.position.fen()
     rec.side_to_move = game.position.side_to_move.value

@@ -234,3 +234,92 @@ async def test_a_client_that_lies_about_its_lag_gains_no_more_than_its_quota(k: 
         await b.close()
         await w.close()
         await proxy.close()
+
+
+# --- the flag is judged after the credit (lichess does the same) ------------------------
+
+
+def timed_turn(initial_ms: int):
+    """A game at the first timed turn (Black's, English): both first moves made at T0."""
+    record = started(initial_ms)
+    record = move(record, T0, None)
+    return move(record, T0, None)
+
+
+def test_a_move_after_the_clocks_zero_is_played_when_its_credit_covers_the_overrun():
+    record = timed_turn(3_000)  # a gain of 0.2 s: a quota of 0.6 s
+    mover = record.side_to_move
+    zero = record.flag_time()
+    assert room.flag_falls_at(record) == zero + 600 == room.deadline(record)
+    # 250 ms past the zero, the network's round trip of 400 ms reported: played.
+    after = move(record, zero + 250, 400)
+    assert after.status == "playing" and len(after.moves) == len(record.moves) + 1
+    assert after.remaining_ms[mover] == 150  # 3,000 - 3,250 + 400
+    assert after.seat(mover).lag_quota_ms == 600 - 400 + 200
+
+
+def test_a_move_after_the_clocks_zero_without_credit_enough_loses_on_time():
+    record = timed_turn(3_000)
+    mover = record.side_to_move
+    zero = record.flag_time()
+    for reported in (None, 100):  # nothing reported, or less than the overrun
+        outcome = room.handle(
+            record, Sent(mover, m.MakeMove(path=first_path(record), lag=reported)), zero + 250
+        )
+        assert outcome.refusal is not None and outcome.refusal.code == "game/over"
+        assert outcome.record.status == "finished" and outcome.record.reason == "timeout"
+        assert outcome.record.result != mover and outcome.record.moves == record.moves
+
+
+def test_the_flag_falls_when_the_grace_is_over_and_not_before():
+    record = timed_turn(3_000)
+    zero = record.flag_time()
+    from server.core.commands import Tick
+
+    assert room.handle(record, Tick(), zero + 599).record.status == "playing"
+    fallen = room.handle(record, Tick(), zero + 600).record
+    assert (fallen.status, fallen.reason) == ("finished", "timeout")
+    assert fallen.clocks(zero + 600)[record.side_to_move] == 0
+
+
+def first_path(record) -> list[str]:
+    from server.core import replay, wire
+
+    game = replay.replay(record.variant, record.start_fen, record.moves)
+    return list(wire.legal(game)[0]["path"])
+
+
+@pytest.mark.parametrize("report", [True, False], ids=["lag reported", "lag not reported"])
+async def test_a_delayed_client_that_moves_in_time_is_not_flagged_by_the_network(
+    k: Kondavo, report: bool
+):
+    """Black's line delays each frame 0.25 s each way. Black sends its move 0.15 s before
+    its clock would reach zero had the server's reading of it not started half a round
+    trip earlier: the move reaches the server after the zero. With its round trip
+    reported (about 0.5 s, within the 0.6 s quota) the move is played; without, the
+    flag falls."""
+    one_way_s, initial_s = 0.25, 3
+    proxy = DelayingProxy(server_port(k), one_way_s)
+    port = await proxy.start()
+    b, w, rtt = await slow_game(k, port, initial_s=initial_s)
+    try:
+        await b.until(lambda c: c.my_turn)
+        left_ms = b.clocks["black"]  # the server's reading when Black's clock started
+        # Black heard of it one way later; its move takes one way more to arrive.
+        await asyncio.sleep(left_ms / 1000 - 2 * one_way_s + 0.15)
+        sent = m.MakeMove(path=b.legal[0]["path"], v=b.v, lag=rtt if report else None)
+        moves_before = len(b.moves)
+        await b.send(sent)
+        await w.until(lambda c: len(c.moves) > moves_before or c.status == "finished")
+        if report:
+            assert w.status == "playing" and len(w.moves) == moves_before + 1
+            # Played after the zero: what is left is the credit less the overrun.
+            assert 0 < w.clocks["black"] < rtt
+        else:
+            assert (w.status, w.reason, w.result) == ("finished", "timeout", "white")
+            refusal = await b.next(lambda msg: msg.t == "error")
+            assert refusal.code == "game/over"  # type: ignore[attr-defined]
+    finally:
+        await b.close()
+        await w.close()
+        await proxy.close()

@@ -9,7 +9,7 @@ import pytest
 from engine import Game, get_rules
 from protocol import messages as m
 from protocol.messages import ErrorCode
-from server.core import room
+from server.core import lag, room
 from server.core.commands import (
     Connect,
     Disconnect,
@@ -321,7 +321,9 @@ def test_no_clock_runs_before_each_side_has_made_its_first_move():
     assert record.running_clock() is None
     record = play(record, now=T0 + 90_000)  # white's first move: untimed
     assert record.running_clock() == "black"
-    assert room.deadline(record) == T0 + 90_000 + 60_000
+    # Its flag falls at its zero plus the lag credit its move could still be given.
+    grace = lag.grace_ms(None, lag.gain_ms(60_000, 2_000))
+    assert room.deadline(record) == T0 + 90_000 + 60_000 + grace
 
 
 def test_a_timed_move_spends_the_thinking_time_and_earns_the_increment():
@@ -335,8 +337,9 @@ def test_the_flag_falls_on_a_tick_with_nobody_connected():
     record = play(play(make()))
     for side in ("white", "black"):
         record = ok(record, Disconnect(side))
-    assert "over" not in tags(run(record, Tick(), now=T0 + 59_999))
-    outcome = run(record, Tick(), now=T0 + 60_000)
+    grace = lag.grace_ms(None, lag.gain_ms(60_000, 2_000))  # a delayed move may come
+    assert "over" not in tags(run(record, Tick(), now=T0 + 60_000 + grace - 1))
+    outcome = run(record, Tick(), now=T0 + 60_000 + grace)
     over = outcome.events[-1].message
     assert (over.t, over.result, over.reason) == ("over", "white", "timeout")
     assert over.clocks == {"white": 60_000, "black": 0, "running": None}

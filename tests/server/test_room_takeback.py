@@ -201,7 +201,7 @@ def test_each_side_has_its_own_first_move_deadline_and_then_none():
     assert room.abort_at(record) == T0 + 20_000 + 30_000  # white's turn to make its first
     record = play(record, now=T0 + 45_000)  # white's first move, in time
     assert room.abort_at(record) is None
-    assert room.deadline(record) == record.flag_time()
+    assert room.deadline(record) == room.flag_falls_at(record)
 
 
 def test_the_first_move_abort_is_sent_with_the_moves_and_the_state():
