@@ -480,17 +480,17 @@ class State(Event):
     rematch_offer: Side | None = None
     rematch: str | None = None
     claimable: bool = False
-    spectators: int = 0
+    spectators: int = field(default=0, metadata=_limit(min=0))
     chat: list[dict[str, Any]] = field(default_factory=list)
-    now: int = 0
-    proto: int = PROTOCOL_VERSION
+    now: int = field(default=0, metadata=_limit(min=0))
+    proto: int = field(default=PROTOCOL_VERSION, metadata=_limit(min=0))
     # The last move played, to highlight it: {"path": [label...], "captured": [label...]}.
     last: dict[str, Any] | None = None
     rated: bool = False  # the result changes both players' ratings (GET /api/ratings/...)
     takeback_offer: Side | None = None  # who asked to take back and waits for an answer
     # Server time at which the game is aborted if the side to move has still not made
     # its first move (None: no such deadline now).
-    abort_at: int | None = None
+    abort_at: int | None = field(default=None, metadata=_limit(min=0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -498,7 +498,7 @@ class Moved(Event):
     """A move was played. ``legal`` lists the moves of the side now to move."""
 
     t: ClassVar[str] = "moved"
-    ply: int = 0
+    ply: int = field(default=0, metadata=_limit(min=0))
     by: Side = "white"
     notation: str = ""
     path: list[str] = field(default_factory=list)
@@ -508,8 +508,10 @@ class Moved(Event):
     pieces: list[list[Any]] = field(default_factory=list)
     legal: list[dict[str, Any]] = field(default_factory=list)
     clocks: dict[str, Any] | None = None
-    abort_at: int | None = None  # see State.abort_at: the side now to move's first move
-    now: int = 0  # the server's time (epoch ms) at which ``clocks`` were read
+    # See State.abort_at: the side now to move's first move
+    abort_at: int | None = field(default=None, metadata=_limit(min=0))
+    # The server's time (epoch ms) at which ``clocks`` were read
+    now: int = field(default=0, metadata=_limit(min=0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -523,7 +525,7 @@ class Joined(Event):
     legal: list[dict[str, Any]] = field(default_factory=list)
     rating: int | None = None  # the joiner's rating in this rule set when it sat down
     provisional: bool = False  # that rating rests on too few games to trust
-    abort_at: int | None = None  # see State.abort_at
+    abort_at: int | None = field(default=None, metadata=_limit(min=0))  # see State.abort_at
 
 
 @dataclass(frozen=True, slots=True)
@@ -535,7 +537,7 @@ class Presence(Event):
     present: bool = True
     # When the opponent may claim (server epoch ms) if this player stays away; None when
     # no claim applies (present, a game without a clock, a game not in play).
-    claim_at: int | None = None
+    claim_at: int | None = field(default=None, metadata=_limit(min=0))
     name: str | None = None  # the player's new name, when it came with a new one
 
 
@@ -582,7 +584,7 @@ class TakebackDeclined(Event):
 
     t: ClassVar[str] = "takeback_declined"
     by: Side = "white"
-    retry_at: int = 0
+    retry_at: int = field(default=0, metadata=_limit(min=0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -601,15 +603,15 @@ class TakenBack(Event):
 
     t: ClassVar[str] = "taken_back"
     by: Side = "white"
-    plies: int = 1
-    ply: int = 0
+    plies: int = field(default=1, metadata=_limit(min=0))
+    ply: int = field(default=0, metadata=_limit(min=0))
     fen: str = ""
     side_to_move: Side = "white"
     pieces: list[list[Any]] = field(default_factory=list)
     legal: list[dict[str, Any]] = field(default_factory=list)
     clocks: dict[str, Any] | None = None
     last: dict[str, Any] | None = None  # the move now last, to highlight it
-    abort_at: int | None = None
+    abort_at: int | None = field(default=None, metadata=_limit(min=0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -641,7 +643,8 @@ class Over(Event):
     result: Literal["white", "black", "draw"] | None = None
     reason: str = ""
     clocks: dict[str, Any] | None = None
-    now: int = 0  # the server's time (epoch ms) at which ``clocks`` were read
+    # The server's time (epoch ms) at which ``clocks`` were read
+    now: int = field(default=0, metadata=_limit(min=0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -678,8 +681,8 @@ class Ack(ServerMessage):
     """Command ``ack`` was applied (or was a resend of one already applied)."""
 
     t: ClassVar[str] = "ack"
-    ack: int = 0
-    v: int = 0
+    ack: int = field(default=0, metadata=_limit(min=0))
+    v: int = field(default=0, metadata=_limit(min=0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -689,13 +692,13 @@ class Error(ServerMessage):
     t: ClassVar[str] = "error"
     code: str = ""
     message: str = ""
-    ack: int | None = None
+    ack: int | None = field(default=None, metadata=_limit(min=0))
 
 
 @dataclass(frozen=True, slots=True)
 class Spectators(ServerMessage):
     t: ClassVar[str] = "spectators"
-    n: int = 0
+    n: int = field(default=0, metadata=_limit(min=0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -711,8 +714,8 @@ class Seat(ServerMessage):
 @dataclass(frozen=True, slots=True)
 class Pong(ServerMessage):
     t: ClassVar[str] = "pong"
-    n: int | None = None
-    now: int = 0
+    n: int | None = field(default=None, metadata=_limit(min=0))
+    now: int = field(default=0, metadata=_limit(min=0))
 
 
 @dataclass(frozen=True, slots=True)

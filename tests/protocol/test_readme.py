@@ -1,8 +1,8 @@
 """protocol/README.md and ``protocol.messages.schema()`` say the same, both ways (issue
-31 point 6): every message of each direction, every field, and for the client's
-messages each field's type, whether it may be left out, and its length limit; every
-error code and every close code. A field, a message or a code added on one side only
-fails here."""
+31 point 6): every message of each direction, every field, each field's type, whether
+it may be left out (client) or be nil (server), and its limits; every error code and
+every close code. A field, a message, a type or a limit changed on one side only fails
+here."""
 
 from __future__ import annotations
 
@@ -24,7 +24,10 @@ WORDS = {
     "a number": "number",
     "anything": "any",
 }
-FIELD = re.compile(r"`(\w+)`(?:\s+([\w\[\]|]+))?(\?)?(?:\s+≤(\d+))?")
+# `name` type? ≤N; a server table may write literal types ("white"|"black", its pipes
+# escaped for the table) and ``side`` for "white"|"black".
+FIELD = re.compile(r"`(\w+)`(?:\s+([\w\[\]|\"\\\\]+))?(\?)?(?:\s+≤(\d+))?")
+SIDE = '"white"|"black"'
 
 
 def section(title: str, end: str = "\n## ") -> str:
@@ -73,32 +76,66 @@ def test_the_client_table_lists_every_message_field_type_and_limit_of_the_schema
     assert "All integers are ≥ 0" in section("## Client to server")
 
 
-def test_the_server_tables_list_every_message_and_field_of_the_schema():
-    text = section("## Server to client")
-    rows = table_rows(text)
-    documented = {tag_of(row[0]): row[1] for row in rows}
+def server_type(word: str) -> str:
+    """A server table's type word as ``readme_type`` writes the schema's."""
+    word = word.replace("\\|", "|")
+    return SIDE if word == "side" else word
+
+
+def schema_type(type_name: str) -> tuple[str, bool]:
+    expected, nullable = readme_type(type_name)
+    return expected.replace("'", '"'), nullable
+
+
+def assert_fields_match(where: str, cell: str, fields: dict, left_out: set[str]) -> None:
+    """The fields written in ``cell`` are the schema's (but ``left_out``), each with the
+    schema's type, nil-ability and length limit."""
+    found = {name: rest for name, *rest in FIELD.findall(cell)}
+    assert set(found) == set(fields) - left_out, where
+    for name, (word, nil, limit) in found.items():
+        expected, nullable = schema_type(fields[name]["type"])
+        assert server_type(word) == expected, (
+            f"{where}.{name}: README {word!r}, schema {expected!r}"
+        )
+        assert bool(nil) == nullable, f"{where}.{name}: '?' is wrong"
+        assert (int(limit) if limit else None) == fields[name].get("max_len"), f"{where}.{name}"
+
+
+def test_the_server_tables_list_every_message_field_type_and_limit_of_the_schema():
+    messages_text = section("## Server to client", "\n### `state`")
+    documented = {tag_of(row[0]): row[1] for row in table_rows(messages_text)}
     assert set(documented) == set(SCHEMA["server_to_client"])
+    # "Room events (all carry `v` int, and `may` map? ...)": the fields every event has.
+    carried = re.search(r"Room events \(all carry (.*?) when", messages_text)
+    assert carried is not None
+    event_fields = {"v", "may"}
     for tag, fields in SCHEMA["server_to_client"].items():
         if tag == "state":
-            names = state_fields(section("### `state`", "\n### "))
+            rows = table_rows(section("### `state`", "\n### "))
+            assert_fields_match(tag, " ".join(row[0] for row in rows), fields, set())
+        elif issubclass(m.SERVER_MESSAGES[tag], m.Event):
+            assert_fields_match(tag, carried.group(1), fields, set(fields) - event_fields)
+            assert_fields_match(tag, documented[tag], fields, event_fields)
         else:
-            names = {name for name, *_ in FIELD.findall(documented[tag])}
-            if issubclass(m.SERVER_MESSAGES[tag], m.Event):
-                names |= {"v", "may"}  # "Room events (all carry `v`, and `may`? ...)"
-        assert names == set(fields), tag
+            assert_fields_match(tag, documented[tag], fields, set())
 
 
-def state_fields(text: str) -> set[str]:
-    """The top-level names of the ``state`` block: what is inside brackets is their parts."""
-    block = text.split("```")[1]
-    for _ in range(4):  # peel nested (...), {...}, [...] from the inside out
-        block = re.sub(r"\([^()]*\)|\{[^{}]*\}|\[[^\[\]]*\]", "", block)
-    names = set()
-    for piece in re.split(r"[,\n]", block):
-        word = re.match(r"\s*(\w+)", piece)
-        if word and word.group(1) not in ("nil",):
-            names.add(word.group(1))
-    return names
+def test_every_server_integer_has_the_lower_bound_the_readme_gives():
+    """ "All integers are ≥ 0 ..., except `rating`": the schema's ``min`` says the same,
+    field by field; no server field has any other limit the README does not show."""
+    said = re.search(
+        r"All integers are ≥ 0 \(`min` 0 in\s+`schema\(\)`\), except ([^.]*)\.",
+        section("## Server to client"),
+    )
+    assert said is not None
+    unbounded = set(re.findall(r"`(\w+)`", said.group(1)))
+    for tag, fields in SCHEMA["server_to_client"].items():
+        for name, spec in fields.items():
+            limits = {k: v for k, v in spec.items() if k not in ("type", "required")}
+            if schema_type(spec["type"])[0] == "int" and name not in unbounded:
+                assert limits == {"min": 0}, f"{tag}.{name}: {limits}"
+            else:
+                assert limits == {}, f"{tag}.{name}: {limits}"
 
 
 def test_the_error_table_lists_every_error_code_and_no_other():
