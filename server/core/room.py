@@ -582,8 +582,11 @@ def _play_move(rec: GameRecord, sent: Sent, now: int, out: Outcome) -> None:
         # (within the grace, ``flag_falls_at``) is played if its credit covers that.
         assert rec.turn_started is not None and rec.initial_ms is not None
         gain = lag.gain_ms(rec.initial_ms, rec.increment_ms)
-        given, quota = lag.credit(seat.lag_quota_ms, gain, cmd.lag, now - rec.turn_started)
-        left = rec.remaining_ms.get(by, 0) - (now - rec.turn_started) + given
+        # Never less than nothing: two nodes' clocks may differ by a few ms, and a move
+        # handled by the node whose clock is behind must not wind the clock forward.
+        spent = max(0, now - rec.turn_started)
+        given, quota = lag.credit(seat.lag_quota_ms, gain, cmd.lag, spent)
+        left = rec.remaining_ms.get(by, 0) - spent + given
         if left <= 0:
             _finish(rec, now, out.events, other(by), Reason.TIMEOUT)
             raise _Refused(ErrorCode.GAME_OVER)

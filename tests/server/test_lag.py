@@ -323,3 +323,12 @@ async def test_a_delayed_client_that_moves_in_time_is_not_flagged_by_the_network
         await b.close()
         await w.close()
         await proxy.close()
+
+
+def test_a_move_handled_by_a_node_whose_clock_is_a_little_behind_gains_no_time():
+    """Two nodes' clocks agree within a few ms: a move whose ``now`` is before its turn
+    began (read on the other node) spends nothing, and gains nothing either."""
+    record = timed_turn(3_000)
+    mover = record.side_to_move
+    after = move(record, record.turn_started - 2, 500)
+    assert after.remaining_ms[mover] == 3_000
