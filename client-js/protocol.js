@@ -85,7 +85,7 @@ export const ERROR_CODES = [
   "seat/spectator", "seat/bad_token", "seat/taken", "seat/bad_invite", "room/not_found",
   "game/over", "game/not_over", "draw/already_offered", "draw/no_offer", "draw/too_soon",
   "rematch/already_offered", "rematch/no_offer", "rematch/done", "rematch/no_opponent",
-  "abort/too_late", "claim/opponent_present", "claim/too_early", "claim/no_clock",
+  "abort/too_late", "claim/opponent_present", "claim/too_early", "claim/no_clock", "claim/not_started",
   "chat/empty", "chat/too_long", "chat/duplicate", "rated/no_player", "rated/same_player",
   "name/empty", "name/too_long", "takeback/rated", "takeback/nothing", "takeback/already_asked",
   "takeback/pending", "takeback/no_offer", "takeback/too_soon",

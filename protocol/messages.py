@@ -90,6 +90,7 @@ class ErrorCode(enum.StrEnum):
     CLAIM_OPPONENT_PRESENT = "claim/opponent_present"
     CLAIM_TOO_EARLY = "claim/too_early"
     CLAIM_NO_CLOCK = "claim/no_clock"
+    CLAIM_NOT_STARTED = "claim/not_started"
     CHAT_EMPTY = "chat/empty"
     CHAT_TOO_LONG = "chat/too_long"
     CHAT_DUPLICATE = "chat/duplicate"
@@ -171,6 +172,7 @@ SENTENCES: dict[ErrorCode, str] = {
     ErrorCode.CLAIM_OPPONENT_PRESENT: "Your opponent is still connected.",
     ErrorCode.CLAIM_TOO_EARLY: "You may claim in {seconds} seconds.",
     ErrorCode.CLAIM_NO_CLOCK: "Games without a clock cannot be claimed.",
+    ErrorCode.CLAIM_NOT_STARTED: "Nobody can claim a game before both sides have moved.",
     ErrorCode.CHAT_EMPTY: "The message is empty.",
     ErrorCode.CHAT_TOO_LONG: "Chat lines are at most {limit} characters.",
     ErrorCode.CHAT_DUPLICATE: "You just said that.",

@@ -109,10 +109,13 @@ export class GameModel {
   }
 
   /** ms until this seat may claim the game against an absent opponent (server clock), or
-   * null when no claim is counting down. `nowMs`: this browser's Date.now(). */
+   * null when no claim is counting down. `nowMs`: this browser's Date.now(). While the
+   * first-move abort counts down nobody can claim (the server refuses until both sides
+   * have moved), so only that countdown shows. */
   claimIn(nowMs) {
     const s = this.state;
     if (!s?.you || s.status !== "playing" || s.claimable) return null;
+    if (this.abortLeft(nowMs) !== null) return null;
     const p = s.players?.[OTHER[s.you]];
     if (!p || p.present !== false || !p.claim_at) return null;
     return Math.max(0, p.claim_at - (nowMs + this.serverOffset));

@@ -290,6 +290,7 @@ export default {
     "abort/too_late": "die Partie kann nicht mehr abgebrochen werden",
     "claim/too_early": "dein Gegner ist noch nicht lange genug weg",
     "claim/opponent_present": "dein Gegner ist zurück",
+    "claim/not_started": "vor dem ersten Zug beider Seiten kann man die Partie nur abbrechen",
     "chat/too_long": "die Nachricht ist zu lang",
     "rate/limited": "zu viele Nachrichten; langsamer bitte",
     "game/over": "die Partie ist vorbei",

@@ -290,6 +290,7 @@ export default {
     "abort/too_late": "the game can no longer be aborted",
     "claim/too_early": "your opponent has not been gone long enough",
     "claim/opponent_present": "your opponent is back",
+    "claim/not_started": "until both sides have moved, the game can only be aborted",
     "chat/too_long": "the message is too long",
     "rate/limited": "too many messages; slow down",
     "game/over": "the game is over",

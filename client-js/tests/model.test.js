@@ -119,6 +119,25 @@ test("the claim countdown runs to the server's claim_at, on the server's clock",
   assert.equal(model.claimIn(13_000), null);
 });
 
+test("before both sides have moved only the first-move countdown shows, not the claim's", () => {
+  // Black joined a game whose creator never connected: White must move first or the
+  // game is aborted, and nobody can claim a game that never started.
+  const model = new GameModel();
+  model.fold(state({
+    you: "black", now: 50_000, abort_at: 80_000,
+    players: { white: { name: "Ada", present: false, claim_at: 45_000 }, black: { name: "Bo", present: true } },
+  }), 0, 10_000);
+  assert.equal(model.abortLeft(10_000), 30_000);
+  assert.equal(model.claimIn(10_000), null);
+  // White moved, then left; Black's first move starts the game and the claim counts on.
+  model.fold(moved(1, { abort_at: 90_000 }), 0);
+  model.fold({ t: "presence", v: 7, side: "white", present: false, claim_at: 85_000 }, 0);
+  assert.equal(model.claimIn(12_000), null);
+  model.fold({ ...moved(2), v: 8, by: "black", side_to_move: "white", abort_at: null }, 0);
+  assert.equal(model.abortLeft(14_000), null);
+  assert.equal(model.claimIn(14_000), 31_000);
+});
+
 test("the tab title says whose turn it is", () => {
   assert.equal(turnTitle(true, "Brazilian · Kondavo", "Your turn"), "● Your turn — Brazilian · Kondavo");
   assert.equal(turnTitle(false, "Brazilian · Kondavo", "Your turn"), "Brazilian · Kondavo");

@@ -40,7 +40,7 @@ def _for(rec: GameRecord, side: Side) -> list[str]:
     out: list[str] = []
     opponent = other(side)
     playing = rec.status == "playing"
-    if not rec.over and len(rec.moves) < 2:
+    if not rec.over and not rec.started:
         out.append("abort")
     if playing:
         declined_here = rec.draw_declined_at.get(side) == len(rec.moves)
@@ -57,6 +57,7 @@ def _for(rec: GameRecord, side: Side) -> list[str]:
         # Announced by ``claimable`` once the opponent has been gone long enough.
         if (
             rec.clocked
+            and rec.started
             and gone is not None
             and not gone.bot
             and gone.sockets == 0

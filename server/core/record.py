@@ -119,6 +119,12 @@ class GameRecord:
     def over(self) -> bool:
         return self.status in ("finished", "aborted")
 
+    @property
+    def started(self) -> bool:
+        """Both sides have moved. Before that nobody loses the game: it may be aborted
+        (and is, by the first-move deadline) but not claimed against an absent player."""
+        return len(self.moves) >= 2
+
     def seat(self, side: Side) -> SeatRecord | None:
         return self.seats.get(side)
 

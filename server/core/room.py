@@ -255,6 +255,12 @@ def _absent(seat: SeatRecord | None) -> bool:
     )
 
 
+def _claims_open(record: GameRecord) -> bool:
+    """A game an absent player may lose by a claim: clocked, in play, started. Before
+    both sides have moved, the first-move deadline aborts it instead."""
+    return record.status == "playing" and record.clocked and record.started
+
+
 def bot_to_move(record: GameRecord) -> bool:
     """The game is on and the computer's seat is the one to move."""
     seat = record.seat(record.side_to_move)
@@ -334,7 +340,7 @@ def deadline(record: GameRecord) -> int | None:
     if needs_rating(record):
         ended = record.ended_at if record.ended_at is not None else record.created_at
         times.append(ended + RATING_RETRY_MS)
-    if record.status == "playing" and record.clocked:
+    if _claims_open(record):
         for side in SIDES:
             seat = record.seat(side)
             if seat is not None and _absent(seat) and seat.gone_since is not None:
@@ -384,17 +390,23 @@ def _settle_time(rec: GameRecord, now: int, events: list[RoomEvent]) -> None:
     if flag is not None and now >= flag:
         loser = rec.side_to_move
         _finish(rec, now, events, other(loser), Reason.TIMEOUT)
-    if rec.status == "playing" and rec.clocked:
-        for side in SIDES:
-            seat = rec.seat(side)
-            if (
-                seat is not None
-                and _absent(seat)
-                and seat.gone_since is not None
-                and now >= seat.gone_since + rec.claim_after_ms
-            ):
-                seat.claim_announced = True
-                _emit(rec, events, m.Claimable, by=other(side))
+    _open_claims(rec, now, events)
+
+
+def _open_claims(rec: GameRecord, now: int, events: list[RoomEvent]) -> None:
+    """Tell the opponent of a player gone long enough that it may claim the game."""
+    if not _claims_open(rec):
+        return
+    for side in SIDES:
+        seat = rec.seat(side)
+        if (
+            seat is not None
+            and _absent(seat)
+            and seat.gone_since is not None
+            and now >= seat.gone_since + rec.claim_after_ms
+        ):
+            seat.claim_announced = True
+            _emit(rec, events, m.Claimable, by=other(side))
 
 
 def _finish(
@@ -631,6 +643,8 @@ def _play_move(rec: GameRecord, sent: Sent, now: int, out: Outcome) -> None:
     if game.result is not None:
         reason = game.reason if game.reason is not None else Reason.NO_MOVES
         _finish(rec, now, out.events, game.result.value, reason)
+    # The move that starts the game opens a claim against a player gone long enough.
+    _open_claims(rec, now, out.events)
     out.acked = True
 
 
@@ -685,7 +699,7 @@ def _abort(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
     _seated(rec, cmd.by)
     if rec.over:
         raise _Refused(ErrorCode.GAME_OVER)
-    if len(rec.moves) >= 2:
+    if rec.started:
         raise _Refused(ErrorCode.ABORT_TOO_LATE)
     _finish(rec, now, out.events, None, Reason.ABORTED)
     out.acked = True
@@ -708,6 +722,8 @@ def _claim(rec: GameRecord, by: Side | None, now: int, out: Outcome, draw: bool)
     assert gone is not None
     if gone.bot or gone.sockets > 0 or gone.gone_since is None:
         raise _Refused(ErrorCode.CLAIM_OPPONENT_PRESENT)
+    if not rec.started:
+        raise _Refused(ErrorCode.CLAIM_NOT_STARTED)
     opens = gone.gone_since + rec.claim_after_ms
     if now < opens:
         seconds = -(-(opens - now) // 1000)

@@ -435,3 +435,34 @@ def test_new_game_lines_up_with_the_buttons_after_the_game(open_page, server):
     box = link.bounding_box()
     assert abs(box["height"] - pdn["height"]) <= 2
     assert link.evaluate("el => getComputedStyle(el).textDecorationLine") == "none"
+
+
+def test_a_game_whose_creator_never_came_shows_only_the_first_move_countdown(open_page, server):
+    # Made over the API and never opened: its creator counts as gone since then. A
+    # game nobody has moved in is aborted by the first-move deadline, never claimed.
+    created = post(
+        server,
+        "/api/games",
+        {
+            "variant": "international",
+            "color": "white",
+            "clock": {"initial_s": 300, "increment_s": 3},
+        },
+    )
+    invite = created["invite_url"].split("#invite=")[1]
+    friend = Player(open_page(f"/g/{created['id']}#invite={invite}", locale="de-DE"))
+    countdown = friend.page.locator(".notice.first-move")
+    countdown.wait_for()
+    assert "Weiß muss binnen" in countdown.inner_text()
+    # Wait past the claim delay (3 s in these tests, counted from the game's creation,
+    # before the join that started the 30 s first-move countdown) and before the abort.
+    friend.page.wait_for_function("() => window.kondavo.model.abortLeft(Date.now()) < 26_000")
+    # A chat line there and back: everything the server sent before it has arrived.
+    friend.page.locator(".chat-input").fill("hallo?")
+    friend.page.locator(".chat button[type=submit]").click()
+    friend.page.locator(".chat .line", has_text="hallo?").wait_for()
+    assert friend.page.locator(".claim-countdown").count() == 0
+    assert friend.page.locator("button.claim-victory").count() == 0
+    assert countdown.count() == 1
+    friend.page.locator("button.abort").click()
+    friend.banner().wait_for()

@@ -6,6 +6,7 @@ import asyncio
 import random
 
 import pytest
+from conftest import TEST_SETTINGS
 
 from protocol import messages as m
 from protocol.client import CommandRefused, GameConnection, HttpError, Kondavo, SeatTicket
@@ -185,6 +186,22 @@ async def test_abort_is_refused_once_both_sides_have_moved(k: Kondavo):
         assert refused.value.code == "abort/too_late"
 
 
+async def test_a_game_whose_opponent_never_came_may_be_aborted_not_claimed(k: Kondavo):
+    white, black = await seated(k)
+    # White never connects, for longer than a claim would wait.
+    await asyncio.sleep(TEST_SETTINGS.claim_after_s * 2)
+    async with k.connect(black) as b:
+        with pytest.raises(CommandRefused) as refused:
+            await b.claim_victory()
+        assert refused.value.code == "claim/not_started"
+        state = next(x for x in b.received if x.t == "state")
+        assert state.may["black"] == ["abort", "draw_offer", "resign"]
+        assert state.abort_at is not None  # the one countdown: White's first move
+        assert not any(x.t == "claimable" for x in b.received)
+        await b.abort()
+        await b.until(lambda c: c.status == "aborted")
+
+
 # --- refusals over the wire -----------------------------------------------------------
 
 
@@ -303,6 +320,11 @@ async def test_players_learn_when_the_opponent_goes_and_may_then_claim(k: Kondav
     async with k.connect(white) as w:
         b = await k.connect(black)
         await w.until(lambda c: any(x.t == "presence" and x.side == "black" for x in c.received))
+        # Only a game both sides have moved in may be claimed (before, it is aborted).
+        await b.move(b.legal[0])
+        await w.until(lambda c: c.my_turn)
+        await w.move(w.legal[0])
+        await b.until(lambda c: c.v == w.v)
         await b.close()
         gone = await w.next(lambda x: x.t == "presence" and x.side == "black" and not x.present)
         assert gone

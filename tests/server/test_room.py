@@ -9,7 +9,7 @@ import pytest
 from engine import Game, get_rules
 from protocol import messages as m
 from protocol.messages import ErrorCode
-from server.core import lag, room
+from server.core import lag, permissions, room
 from server.core.commands import (
     Connect,
     Disconnect,
@@ -444,8 +444,13 @@ def test_presence_counts_every_socket_and_says_gone_only_after_the_last():
     assert run(record, Disconnect("white"), now=T0 + 1).events[0].message.present is False
 
 
+def started(**options) -> GameRecord:
+    """A game both sides have moved in: one that may be claimed."""
+    return play(play(make(**options)))
+
+
 def test_the_opponent_may_claim_once_the_absent_player_has_been_gone_long_enough():
-    record = ok(make(), Disconnect("black"), now=T0)
+    record = ok(started(), Disconnect("black"), now=T0)
     refusal = refused(
         record,
         Sent("white", m.ClaimVictory()),
@@ -462,23 +467,23 @@ def test_the_opponent_may_claim_once_the_absent_player_has_been_gone_long_enough
 
 
 def test_a_claim_may_ask_for_a_draw_instead():
-    record = ok(make(), Disconnect("black"))
+    record = ok(started(), Disconnect("black"))
     assert ok(record, Sent("white", m.ClaimDraw()), now=T0 + 30_000).result == "draw"
 
 
 def test_a_claim_is_refused_while_the_opponent_is_connected_or_without_a_clock():
     refused(
-        make(),
+        started(),
         Sent("white", m.ClaimVictory()),
         ErrorCode.CLAIM_OPPONENT_PRESENT,
-        now=T0 + 10**6,
+        now=T0 + 40_000,
     )
-    record = ok(make(clock=None), Disconnect("black"))
+    record = ok(started(clock=None), Disconnect("black"))
     refused(record, Sent("white", m.ClaimVictory()), ErrorCode.CLAIM_NO_CLOCK, now=T0 + 10**6)
 
 
 def test_coming_back_closes_the_claim():
-    record = ok(make(), Disconnect("black"))
+    record = ok(started(), Disconnect("black"))
     record = ok(record, Connect("black"), now=T0 + 40_000)
     refused(
         record,
@@ -486,6 +491,34 @@ def test_coming_back_closes_the_claim():
         ErrorCode.CLAIM_OPPONENT_PRESENT,
         now=T0 + 41_000,
     )
+
+
+def test_a_game_nobody_started_cannot_be_claimed_only_aborted():
+    # A friend joins a minute after the game was made; its creator never came.
+    record = make(variant="international", joined=False, connected=False, first_move_ms=30_000)
+    joined = T0 + 60_000
+    record = ok(record, Join(token=BLACK, invite=INVITE, name="Bo"), now=joined)
+    record = ok(record, Connect("black"), now=joined)
+    refused(record, Sent("black", m.ClaimVictory()), ErrorCode.CLAIM_NOT_STARTED, now=joined)
+    assert permissions.may(record)["black"] == ["abort", "draw_offer", "resign"]
+    # No claim opens: the only deadline is White's first move, which aborts the game.
+    assert room.deadline(record) == joined + 30_000
+    assert tags(run(record, Tick(), now=joined + 1_000)) == []
+    ticked = run(record, Tick(), now=joined + 30_000)
+    assert tags(ticked) == ["over"] and ticked.record.reason == "no_first_move"
+
+
+def test_a_claim_waits_for_both_sides_to_have_moved():
+    # White moved, then left: Black's first move is due, not a claim.
+    record = play(make(variant="international", first_move_ms=30_000), now=T0)
+    record = ok(record, Disconnect("white"), now=T0)
+    refused(record, Sent("black", m.ClaimDraw()), ErrorCode.CLAIM_NOT_STARTED, now=T0 + 29_000)
+    assert room.deadline(record) == T0 + 30_000
+    assert tags(run(record, Tick(), now=T0 + 30_000)) == ["over"]  # aborted, not claimable
+    # Black moves in time: White has been gone 29 s, so the claim opens a second later.
+    begun = play(record, now=T0 + 29_000)
+    assert room.deadline(begun) == T0 + 30_000
+    assert tags(run(begun, Tick(), now=T0 + 30_000)) == ["claimable"]
 
 
 def test_an_open_game_whose_creator_stays_away_is_withdrawn_from_the_lobby():
