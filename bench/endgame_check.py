@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/endgame_check.py english russian --samples 2000 --depth 7
 
-For random positions of a rule set's table (built or loaded from the cache folder
-as the search would: ``engine.endgame``), plain minimax over the legal moves
+For random positions of a rule set's table (the one the search reads: shipped, or
+from the cache folder, else built now), plain minimax over the legal moves
 (``endgame.search_distance``) must find the same result wherever one comes within
 ``--depth`` plies: a win or loss at the table's distance exactly, and nothing where
 the table has a draw or a longer result. Prints per rule set how many positions of
@@ -29,12 +29,9 @@ from engine import Position, endgame, get_rules  # noqa: E402
 def check(variant: str, pieces: int | None, samples: int, depth: int, seed: int) -> int:
     rules = get_rules(variant)
     n = pieces or endgame.default_pieces(rules)
-    path = endgame.table_path(rules, n)
     started = time.perf_counter()
-    if path.exists():
-        table = endgame.EndgameTable.from_bytes(rules, path.read_bytes())
-    else:
-        table = endgame.build_and_save(rules, n)
+    # The shipped table, else the cache folder's, else one built now.
+    table = endgame.table_for(rules, n) or endgame.build_and_save(rules, n)
     got = time.perf_counter() - started
     rng = random.Random(seed)
     # Positions of the most pieces are the ones a smaller table never checked.
