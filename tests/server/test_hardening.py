@@ -7,7 +7,6 @@ import asyncio
 import logging
 import random
 import socket
-import statistics
 import time
 
 import pytest
@@ -342,43 +341,34 @@ def _shrink_send_buffer(hub, game: str) -> None:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
 
 
-async def _relay_run(running, plies: int, stalled: bool, rng: random.Random) -> list[float]:
-    """Play random legal moves; each sample: mover's send to the opponent's receipt (ms)."""
-    k = running.kondavo
-    hub = running.server.config.app.state.hub
-    samples: list[float] = []
-    while len(samples) < plies:
-        white, black = await seated(k, variant="english", clock=None)
-        if stalled:
-            watcher = await _stalled_socket(f"{k.ws_url}/ws/games/{white.game}", m.Hello())
-        else:
-            watcher = await k.connect(white.game)
-        async with k.connect(white) as w, k.connect(black) as b:
-            await w.until(lambda c: c.spectators == 1)
-            _shrink_send_buffer(hub, white.game)
-            while w.status == "playing" and len(samples) < plies:
-                mover, other = (w, b) if w.my_turn else (b, w)
-                if not mover.my_turn:
-                    await mover.until(lambda c: c.my_turn or c.status != "playing")
-                    continue
-                target = len(other.moves) + 1
-                began = time.perf_counter()
-                await mover.send(m.MakeMove(path=rng.choice(mover.legal)["path"], v=mover.v))
-                await other.until(lambda c, n=target: len(c.moves) >= n)
-                samples.append((time.perf_counter() - began) * 1000)
-                await mover.until(lambda c, n=target: len(c.moves) >= n)
-            if stalled:
-                watcher.transport.abort()
-            else:
-                await watcher.close()
-    return samples
+async def _flood_until(condition, chatty: GameConnection, players, rng: random.Random) -> None:
+    """Chat lines from a spectator that reads (spectators see them) fill a stalled
+    spectator's buffers, while the players keep moving; until ``condition()`` holds.
+    Counted in lines, not time: 3000 lines are far more than any buffer here holds."""
+    for _ in range(3000):
+        if condition():
+            return
+        text = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz ") for _ in range(140))
+        await chatty.chat(text)
+        mover = next((p for p in players if p.my_turn), None)
+        if mover is not None:
+            await mover.move(rng.choice(mover.legal))
+    raise AssertionError("3000 chat lines and the stalled spectator still keeps up")
 
 
-def p99(samples: list[float]) -> float:
-    return statistics.quantiles(samples, n=100)[98]
+async def _play(w: GameConnection, b: GameConnection, plies: int, rng: random.Random) -> None:
+    """``plies`` random legal moves, each seen by both players before the next."""
+    for _ in range(plies):
+        if w.status != "playing":
+            return
+        mover = w if w.my_turn else b
+        target = len(mover.moves) + 1
+        await mover.move(rng.choice(mover.legal))
+        await w.until(lambda c, n=target: len(c.moves) >= n)
+        await b.until(lambda c, n=target: len(c.moves) >= n)
 
 
-async def test_a_stalled_spectator_is_cut_off_and_never_holds_up_the_players(serve, capsys):
+async def test_a_stalled_spectator_is_cut_off_and_the_players_play_on(serve):
     running = await serve(send_timeout_s=0.3, ping_interval_s=60, chat_lines=0)
     k = running.kondavo
     hub = running.server.config.app.state.hub  # type: ignore[union-attr]
@@ -388,33 +378,35 @@ async def test_a_stalled_spectator_is_cut_off_and_never_holds_up_the_players(ser
     async with k.connect(white) as w, k.connect(black) as b:
         await w.until(lambda c: c.spectators == 1)
         _shrink_send_buffer(hub, white.game)
-        # A chatty spectator fills the stalled one's buffers (spectators see its lines);
-        # the players keep playing meanwhile and never wait for the stalled socket.
         async with k.connect(white.game) as chatty:
-            for _ in range(3000):
-                if len(hub.members(white.game)) == 3:  # the players and the chatty one
-                    break
-                text = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz ") for _ in range(140))
-                await chatty.chat(text)
-                mover = w if w.my_turn else b
-                if mover.my_turn:
-                    await mover.move(rng.choice(mover.legal))
-            assert len(hub.members(white.game)) == 3, "the stalled spectator was not dropped"
+            # The players and the chatty spectator are all that is left.
+            await _flood_until(lambda: len(hub.members(white.game)) == 3, chatty, (w, b), rng)
             await w.until(lambda c: c.spectators == 1)
+            await _play(w, b, 10, rng)
         assert w.gaps == 0 and b.gaps == 0
     stalled.transport.abort()
 
-    # Relay latency with and without a stalled spectator, alternating runs.
-    base: list[float] = []
-    with_stall: list[float] = []
-    for _ in range(3):
-        base.append(p99(await _relay_run(running, 150, False, rng)))
-        with_stall.append(p99(await _relay_run(running, 150, True, rng)))
-    unstalled, stalled_p99 = statistics.median(base), statistics.median(with_stall)
-    with capsys.disabled():
-        print(
-            f"\nrelay p99 ms: unstalled {unstalled:.2f} (runs {base}), "
-            f"stalled spectator {stalled_p99:.2f} (runs {with_stall})"
-        )
-    # Within 10%, or 2 ms where a busy test machine's jitter dwarfs that.
-    assert stalled_p99 <= max(unstalled * 1.10, unstalled + 2.0)
+
+async def test_a_stalled_spectator_never_holds_up_the_players(serve):
+    # No send timeout within the test: the stalled spectator stays, its send blocked,
+    # and the players' moves must reach each other all the same.
+    running = await serve(send_timeout_s=3600, ping_interval_s=3600, chat_lines=0)
+    k = running.kondavo
+    hub = running.server.config.app.state.hub  # type: ignore[union-attr]
+    white, black = await seated(k, variant="english", clock=None)
+    stalled = await _stalled_socket(f"{k.ws_url}/ws/games/{white.game}", m.Hello())
+    rng = random.Random(5)
+    async with k.connect(white) as w, k.connect(black) as b:
+        await w.until(lambda c: c.spectators == 1)
+        _shrink_send_buffer(hub, white.game)
+        # The one spectator so far: the stalled socket's place on the server.
+        (held,) = [member for member in hub.members(white.game) if member.side is None]
+        async with k.connect(white.game) as chatty:
+            await _flood_until(lambda: held.outbox.sending_since is not None, chatty, (), rng)
+            played = len(w.moves)
+            await _play(w, b, 30, rng)
+            assert len(w.moves) > played and w.moves == b.moves
+            # Still there and still stuck: the players never waited for it.
+            assert held in hub.members(white.game) and held.outbox.sending_since is not None
+        assert w.gaps == 0 and b.gaps == 0
+    stalled.transport.abort()
