@@ -58,7 +58,7 @@ export const SERVER_MESSAGES = {
   skip: ["v", "may"],
   spectators: ["n"],
   state: [
-    "v", "game", "variant", "variant_name", "board", "you", "status", "players", "start_fen",
+    "v", "game", "variant", "variant_name", "board", "you", "status", "players", "start_fen", "starts_second",
     "fen", "side_to_move", "pieces", "moves", "legal", "clock", "clocks", "result", "reason",
     "draw_offer", "rematch_offer", "rematch", "claimable", "spectators", "chat", "now", "proto",
     "last", "rated", "may", "takeback_offer", "abort_at",

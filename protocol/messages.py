@@ -469,6 +469,9 @@ class State(Event):
     status: Literal["waiting", "playing", "finished", "aborted"] = "waiting"
     players: dict[str, Any] = field(default_factory=dict)
     start_fen: str = ""
+    # The first move is the rule set's second player's (set up with that side to move):
+    # a move list numbers it "1..." as PDN does.
+    starts_second: bool = False
     fen: str = ""
     side_to_move: Side = "white"
     pieces: list[list[Any]] = field(default_factory=list)

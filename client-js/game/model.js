@@ -19,6 +19,13 @@ export function formatClock(ms) {
   return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}` : `${minutes}:${seconds}`;
 }
 
+/** "12. 32-28" or "12… 19-23": ply `ply`'s move with its number, as the list shows it
+ * (`startsSecond`: the game's first move was its second player's). */
+export function moveLabel(ply, notation, startsSecond = false) {
+  const slot = ply - 1 + (startsSecond ? 1 : 0);
+  return `${Math.floor(slot / 2) + 1}${slot % 2 ? "…" : "."} ${notation}`;
+}
+
 /** "1520? +12": a rating with its provisional mark and last change, or null. */
 export function ratingText(p) {
   if (!p || p.rating === null || p.rating === undefined) return null;

@@ -3,7 +3,7 @@
 // the reader refused shows its sentence beside the line it names.
 import { api } from "../api.js";
 import { h, replace } from "../dom.js";
-import { has, t } from "../i18n/index.js";
+import { has, lang, t } from "../i18n/index.js";
 import { VARIANTS } from "../variants.js";
 import { linesAround, looksLikeFen } from "./fen.js";
 import { gameTitle, ReplayView, resultText } from "./replay.js";
@@ -59,7 +59,8 @@ export function mount(root) {
       state.open = first ? first.index : null;
     } catch (err) {
       state.answer = null;
-      const reason = has(`errors.${err.code}`) ? t(`errors.${err.code}`) : err.message || t("errors.unknown", { code: err.code });
+      const reason = err.code?.startsWith("pdn/") ? readerSentence(err)
+        : has(`errors.${err.code}`) ? t(`errors.${err.code}`) : err.message || t("errors.unknown", { code: err.code });
       state.error = t("import_page.failed", { reason });
     }
     state.busy = false;
@@ -86,7 +87,8 @@ export function mount(root) {
   function gameEntry(game) {
     const number = `${game.index + 1}.`;
     if (game.error) {
-      const { line, message, code } = game.error;
+      const { line, code } = game.error;
+      const message = readerSentence(game.error);
       const around = line ? linesAround(state.sent, line) : [];
       return h("li", { class: "broken", "data-index": game.index },
         h("div", { class: "head" }, h("span", { class: "no" }, number), " ",
@@ -140,4 +142,11 @@ export function mount(root) {
   replace(root, h("div", { class: "import" }, form, list, replayBox));
   render();
   return { render };
+}
+
+/** Why the reader refused a game: its own sentence in English (it names the move and
+ * the rule), the sentence for its code in any other language. */
+function readerSentence(error) {
+  if (lang() === "en" || !has(`errors.${error.code}`)) return error.message;
+  return t(`errors.${error.code}`);
 }

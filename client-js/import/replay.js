@@ -3,6 +3,7 @@
 // Nothing here knows a rule: every position and move comes from POST /api/import.
 import { Board } from "../board.js";
 import { h, replace } from "../dom.js";
+import { moveLabel } from "../game/model.js";
 import { renderMoves } from "../game/views/moves.js";
 import { t } from "../i18n/index.js";
 import { PlayFromHere } from "./play.js";
@@ -85,7 +86,8 @@ export class ReplayView {
     const passed = (game.draws_passed ?? []).filter((d) => d.ply === this.ply);
     replace(this.el.position,
       h("p", { class: "where" },
-        move ? t("import_page.after", { ply: this.ply, move: move.notation }) : t("import_page.start"),
+        move ? t("import_page.after", { move: moveLabel(this.ply, move.notation, game.starts_second) })
+          : t("import_page.start"),
         " · ", t("import_page.to_move", { side: t(`colours.${toMove}`) })),
       passed.map((d) => h("p", { class: "notice hint draw-passed" },
         t("import_page.draw_passed"), " ", t(`reasons.${d.reason}`))),
@@ -93,7 +95,7 @@ export class ReplayView {
     // The game page's move list and its buttons, fed by this replay.
     const page = {
       model: {
-        state: { moves: game.moves.map((m) => m.notation) },
+        state: { moves: game.moves.map((m) => m.notation), starts_second: game.starts_second },
         shownPly: this.ply,
         ply: this.last,
         reviewing: this.ply,

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { matchMoves, resolveClick } from "../board.js";
 import { forcedHint, listSquares } from "../game/hint.js";
 import { resolvePremove } from "../game/premove.js";
+import { moveLabel } from "../game/model.js";
 
 const STEP = { notation: "32-28", path: ["32", "28"], captured: [] };
 const OTHER_STEP = { notation: "32-27", path: ["32", "27"], captured: [] };
@@ -59,4 +60,13 @@ test("premove clicks: your piece starts one, other squares are landings, off the
   assert.equal(nextPremove(["28"], "28", own), null);
   assert.equal(nextPremove(["28"], null, own), null);
   assert.equal(nextPremove(null, "17", own), null);
+});
+
+test("a move's label numbers it as PDN does, from the second player's when that side began", () => {
+  assert.equal(moveLabel(1, "32-28"), "1. 32-28");
+  assert.equal(moveLabel(2, "19-23"), "1… 19-23");
+  assert.equal(moveLabel(3, "28x19"), "2. 28x19");
+  // Set up with the second player to move: its first move is "1…", the reply "2.".
+  assert.equal(moveLabel(1, "19-23", true), "1… 19-23");
+  assert.equal(moveLabel(2, "32-28", true), "2. 32-28");
 });

@@ -84,6 +84,7 @@ def _answer(
         "tags": tags,
         "notes": notes,
         "moves": [move.to_dict() for move in game.moves],
+        "starts_second": wire.starts_second(game),
         "fens": fens,
         "over_at": over_at,
         "result": game.result.value if game.result is not None else None,

@@ -83,6 +83,7 @@ def state_for(record: GameRecord, viewer: Side | None, spectators: int, now: int
         status=record.status,
         players=players(record),
         start_fen=game.start_fen,
+        starts_second=wire.starts_second(game),
         fen=record.fen,
         side_to_move=record.side_to_move,
         pieces=wire.pieces(game),

@@ -107,3 +107,9 @@ def legal(game: Game) -> m.Packed:
 def labels(variant: str, squares: tuple[int, ...]) -> list[str]:
     names = get_rules(variant).square_names
     return [names[sq] for sq in squares]
+
+
+def starts_second(game: Game) -> bool:
+    """The game's first move is its rule set's second player's (a position set up with
+    that side to move): a move list numbers it "1..." as PDN does (``engine.pdn``)."""
+    return game.start_position.side_to_move is not game.rules.first_to_move

@@ -76,7 +76,10 @@ def test_stepping_back_and_forward_through_a_finished_game(open_page, server):
     assert piece(white, "21").count() == 1 and piece(white, "17").count() == 0
     assert piece(white, "32").count() == 1  # 32-28 is still to come
     assert page.locator("svg.board.past").count() == 1
-    assert "2" in page.locator(".review-bar").inner_text()
+    # Numbered as the move list is, in the words players use (no "ply").
+    bar = page.locator(".review-bar").inner_text()
+    assert bar.startswith("You are looking at the position after 1… 17-21.") and "ply" not in bar
+    assert "gone on 2 half-moves" in bar
 
     page.keyboard.press("ArrowRight")
     assert shown(white) == "3" and piece(white, "28").count() == 1

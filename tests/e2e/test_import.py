@@ -69,7 +69,9 @@ def test_a_pasted_two_game_file_is_listed_and_stepped_through_move_by_move(open_
     entries = page.locator(".game-list li")
     assert entries.count() == 2
     assert "Anna – Bram" in entries.nth(0).inner_text()
-    assert "English" in entries.nth(1).inner_text() and "3 plies" in entries.nth(1).inner_text()
+    assert (
+        "English" in entries.nth(1).inner_text() and "3 half-moves" in entries.nth(1).inner_text()
+    )
     moves = page.locator(".movelist .mv:not(:empty)")
     assert moves.all_text_contents() == ["32-28", "19-23", "28x19", "14x23", "37-32", "10-14"]
     expected = Game(get_rules("international"))
@@ -209,3 +211,33 @@ def test_an_opened_pdn_file_is_read_at_once(open_page):
     page.locator(".game-list li").first.wait_for()
     assert page.locator(".game-list li.good").count() == 2
     assert page.locator("textarea.pdn-text").input_value() == TWO_GAMES
+
+
+SECOND_STARTS = """[Event "Set up"]
+[GameType "20"]
+[SetUp "1"]
+[FEN "B:W31,32,33,34,35,36,37,38,39,40:B11,12,13,14,15,16,17,18,19,20"]
+1... 17-21 2. 31-27 12-17 *
+
+[Event "bad"]
+[GameType "20"]
+1. 32-28 19-23 2. 28-22 *
+"""
+
+
+def test_in_german_the_game_read_is_in_view_numbered_as_pdn_and_its_refusal_german(open_page):
+    page = open_page("/import", locale="de-DE", width=1280, height=720)
+    read(page, SECOND_STARTS)
+    board = page.locator(".import-replay svg.board")
+    board.wait_for()
+    box = board.bounding_box()
+    assert box["y"] >= 0 and box["y"] + box["height"] <= 720  # no scrolling to see it
+    # Black began: the list starts "1. … 17-21" and the replay names moves the same way.
+    first = page.locator(".movelist ol li").first
+    assert first.inner_text().split() == ["1.", "…", "17-21"]
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert page.locator(".replay-position .where").inner_text().startswith("Nach 2. 31-27")
+    reason = page.locator(".game-list .broken .reason").inner_text()
+    assert reason.startswith("dieser Zug lässt sich nicht nachspielen")
+    assert "3 Halbzüge" in page.locator(".game-list .good .meta").inner_text()

@@ -2,6 +2,7 @@
 // (or ← → Home End) shows the board after it; "Back to the game" returns.
 import { h, replace } from "../../dom.js";
 import { t } from "../../i18n/index.js";
+import { moveLabel } from "../model.js";
 
 export function renderMoves(el, page) {
   const model = page.model;
@@ -12,6 +13,7 @@ export function renderMoves(el, page) {
     parts.push(h("p", { class: "notice" }, t("game.no_moves_yet")));
   } else {
     const rows = [];
+    const offset = model.state.starts_second ? 1 : 0;
     const cell = (ply) => {
       const text = moves[ply - 1] ?? "";
       return h("span", {
@@ -20,8 +22,10 @@ export function renderMoves(el, page) {
         onclick: text ? () => page.review(ply) : null,
       }, text);
     };
-    for (let i = 0; i < moves.length; i += 2) {
-      rows.push(h("li", {}, h("span", { class: "no" }, `${i / 2 + 1}.`), cell(i + 1), cell(i + 2)));
+    // Numbered as PDN and lichess do: a game whose second player moves first starts "1. …".
+    for (let slot = 0; slot < moves.length + offset; slot += 2) {
+      const first = slot === 0 && offset ? h("span", { class: "mv skipped" }, "…") : cell(slot + 1 - offset);
+      rows.push(h("li", {}, h("span", { class: "no" }, `${slot / 2 + 1}.`), first, cell(slot + 2 - offset)));
     }
     parts.push(h("ol", {}, rows));
   }
@@ -53,7 +57,9 @@ export function renderReviewBar(el, page) {
   el.hidden = false;
   const behind = model.ply - model.reviewing;
   const move = model.state.moves[model.reviewing - 1];
-  const where = move ? t("game.reviewing", { ply: model.reviewing, move }) : t("game.reviewing_start");
+  const where = move
+    ? t("game.reviewing", { move: moveLabel(model.reviewing, move, model.state.starts_second) })
+    : t("game.reviewing_start");
   const ahead = t(behind === 1 ? "game.review_behind_one" : "game.review_behind", { n: behind });
   replace(el,
     h("span", { class: "text" }, `${where} ${ahead}`),
