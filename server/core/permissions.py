@@ -11,23 +11,15 @@ them) and neither is chat (always allowed).
 
 from __future__ import annotations
 
+from protocol import messages as m
 from server.core.record import SIDES, GameRecord, Side, other
 
-# Every command listed, in the order a client shows them.
-COMMANDS = (
-    "abort",
-    "draw_offer",
-    "draw_accept",
-    "draw_decline",
-    "takeback_ask",
-    "takeback_accept",
-    "takeback_decline",
-    "resign",
-    "claim_victory",
-    "claim_draw",
-    "rematch_offer",
-    "rematch_accept",
-    "rematch_decline",
+# The protocol's commands (``protocol.messages.Command``, the list the room's handler
+# table follows) but moves, listed by ``legal``, and chat, always allowed.
+COMMANDS = tuple(
+    tag
+    for tag, message in m.CLIENT_MESSAGES.items()
+    if issubclass(message, m.Command) and message not in (m.MakeMove, m.SendChat)
 )
 
 

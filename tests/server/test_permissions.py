@@ -112,3 +112,9 @@ def test_the_state_lists_the_viewers_commands_and_a_move_closes_the_abort_window
         "white": ["draw_offer", "takeback_ask", "resign"],
         "black": ["draw_offer", "takeback_ask", "resign"],
     }
+
+
+def test_the_listed_commands_are_the_rooms_commands_but_moves_and_chat() -> None:
+    handled = {message.t for message in room._SENT_HANDLERS}
+    assert set(permissions.COMMANDS) == handled - {m.MakeMove.t, m.SendChat.t}
+    assert len(permissions.COMMANDS) == len(set(permissions.COMMANDS))
