@@ -20,9 +20,10 @@ Every answer is one line; errors are ``{"error": "..."}``.
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 from pathlib import Path
+
+from json_lines import serve
 
 
 def main() -> None:
@@ -38,34 +39,27 @@ def main() -> None:
 
     game = None
     searcher = None
-    for line in sys.stdin:
-        try:
-            req = json.loads(line)
-            cmd = req["cmd"]
-            if cmd == "new":
-                rules = get_rules(req["variant"])
-                game = Game.replay(rules, None, list(req["moves"]))
-                searcher = Searcher(rules)  # one a game, as the working tree's side has
-                answer = {"ok": True}
-            elif cmd == "push":
-                game.play(req["move"])
-                answer = {"ok": True}
-            elif cmd == "go":
-                params = dataclasses.replace(
-                    get_level(MAX_LEVEL).params(int(req["seed"]), float(req["time"])), min_depth=0
-                )
-                result = searcher.search(game.position, game_history(game), params)
-                answer = {
-                    "move": str(result.move),
-                    "depth": result.depth,
-                    "seconds": result.seconds,
-                }
-            else:
-                answer = {"error": f"unknown command {cmd!r}"}
-        except Exception as exc:  # the bench reports it; the driver keeps going
-            answer = {"error": f"{type(exc).__name__}: {exc}"}
-        sys.stdout.write(json.dumps(answer) + "\n")
-        sys.stdout.flush()
+
+    def answer(req: dict) -> dict:
+        nonlocal game, searcher
+        cmd = req["cmd"]
+        if cmd == "new":
+            rules = get_rules(req["variant"])
+            game = Game.replay(rules, None, list(req["moves"]))
+            searcher = Searcher(rules)  # one a game, as the working tree's side has
+            return {"ok": True}
+        if cmd == "push":
+            game.play(req["move"])
+            return {"ok": True}
+        if cmd == "go":
+            params = dataclasses.replace(
+                get_level(MAX_LEVEL).params(int(req["seed"]), float(req["time"])), min_depth=0
+            )
+            result = searcher.search(game.position, game_history(game), params)
+            return {"move": str(result.move), "depth": result.depth, "seconds": result.seconds}
+        return {"error": f"unknown command {cmd!r}"}
+
+    serve(answer)
 
 
 if __name__ == "__main__":

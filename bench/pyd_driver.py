@@ -1,7 +1,8 @@
 """py-draughts behind a pipe: JSON lines on stdin, one JSON answer per line on stdout.
 
 Runs in py-draughts' own virtual environment (``bench/strength.py`` starts it with
-that interpreter); it imports nothing of Kondavo. Squares are PDN numbers (1-based).
+that interpreter); it imports nothing of Kondavo but its pipe loop (``json_lines.py``,
+stdlib only). Squares are PDN numbers (1-based).
 
 Requests:
 - ``{"cmd": "new", "variant": V, "fen": F}``: a fresh board from FEN ``F``.
@@ -16,12 +17,10 @@ Every answer is one line; errors are ``{"error": "..."}``.
 
 from __future__ import annotations
 
-import json
-import sys
-
 from draughts import BrazilianBoard, RussianBoard, StandardBoard
 from draughts.engines.simple import SimpleEngine
 from draughts.engines.turbo import TurboEngine
+from json_lines import serve
 
 BOARDS = {"international": StandardBoard, "brazilian": BrazilianBoard, "russian": RussianBoard}
 
@@ -42,51 +41,46 @@ def main() -> None:
     board = None
     engines: dict[tuple[str, float], object] = {}
     variant = ""
-    for line in sys.stdin:
-        try:
-            req = json.loads(line)
-            cmd = req["cmd"]
-            if cmd == "new":
-                engines.clear()  # a new game: no tables carried over from the last
-                variant = req["variant"]
-                board = BOARDS[variant].from_fen(req["fen"])
-                answer = {"ok": True}
-            elif cmd == "push":
-                want = req["path"]
-                legal = board.legal_moves
-                found = [m for m in legal if path_of(m) == want] or [
-                    m
-                    for m in legal
-                    if path_of(m)[0] == want[0]
-                    and path_of(m)[-1] == want[-1]
-                    and len(m.square_list) == len(want)
-                ]
-                if len(found) != 1:
-                    answer = {"error": f"no single legal move for path {want}"}
-                else:
-                    board.push(found[0])
-                    answer = {"ok": True}
-            elif cmd == "go":
-                key = (variant, float(req["time"]))
-                if key not in engines:
-                    engines[key] = engine_for(variant, float(req["time"]))
-                move = engines[key].get_best_move(board)
-                captured = sorted(s + 1 for s in move.captured_list)
-                answer = {"path": path_of(move), "captured": captured}
-            elif cmd == "legal":
-                answer = {
-                    "legal": [
-                        [path_of(m)[0], path_of(m)[-1], sorted(s + 1 for s in m.captured_list)]
-                        for m in board.legal_moves
-                    ],
-                    "fen": board.fen,
-                }
-            else:
-                answer = {"error": f"unknown command {cmd!r}"}
-        except Exception as exc:  # the bench reports it; the driver keeps going
-            answer = {"error": f"{type(exc).__name__}: {exc}"}
-        sys.stdout.write(json.dumps(answer) + "\n")
-        sys.stdout.flush()
+
+    def answer(req: dict) -> dict:
+        nonlocal board, variant
+        cmd = req["cmd"]
+        if cmd == "new":
+            engines.clear()  # a new game: no tables carried over from the last
+            variant = req["variant"]
+            board = BOARDS[variant].from_fen(req["fen"])
+            return {"ok": True}
+        if cmd == "push":
+            want = req["path"]
+            legal = board.legal_moves
+            found = [m for m in legal if path_of(m) == want] or [
+                m
+                for m in legal
+                if path_of(m)[0] == want[0]
+                and path_of(m)[-1] == want[-1]
+                and len(m.square_list) == len(want)
+            ]
+            if len(found) != 1:
+                return {"error": f"no single legal move for path {want}"}
+            board.push(found[0])
+            return {"ok": True}
+        if cmd == "go":
+            key = (variant, float(req["time"]))
+            if key not in engines:
+                engines[key] = engine_for(variant, float(req["time"]))
+            move = engines[key].get_best_move(board)
+            return {"path": path_of(move), "captured": sorted(s + 1 for s in move.captured_list)}
+        if cmd == "legal":
+            return {
+                "legal": [
+                    [path_of(m)[0], path_of(m)[-1], sorted(s + 1 for s in m.captured_list)]
+                    for m in board.legal_moves
+                ],
+                "fen": board.fen,
+            }
+        return {"error": f"unknown command {cmd!r}"}
+
+    serve(answer)
 
 
 if __name__ == "__main__":

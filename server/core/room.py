@@ -666,20 +666,24 @@ def _offer_draw(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
     out.acked = True
 
 
-def _accept_draw(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
-    by = _seated(rec, cmd.by)
+def _answering(rec: GameRecord, by: Side | None, offer: Side | None, none: ErrorCode) -> Side:
+    """The seat that answers its opponent's offer (a draw, a takeback: ``offer`` is who
+    made the one standing), in a game being played; ``none`` refuses an answer to none."""
+    side = _seated(rec, by)
     _playing(rec)
-    if rec.draw_offer != other(by):
-        raise _Refused(ErrorCode.DRAW_NO_OFFER)
+    if offer != other(side):
+        raise _Refused(none)
+    return side
+
+
+def _accept_draw(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
+    _answering(rec, cmd.by, rec.draw_offer, ErrorCode.DRAW_NO_OFFER)
     _finish(rec, now, out.events, "draw", Reason.AGREEMENT)
     out.acked = True
 
 
 def _decline_draw(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
-    by = _seated(rec, cmd.by)
-    _playing(rec)
-    if rec.draw_offer != other(by):
-        raise _Refused(ErrorCode.DRAW_NO_OFFER)
+    by = _answering(rec, cmd.by, rec.draw_offer, ErrorCode.DRAW_NO_OFFER)
     rec.draw_offer = None
     rec.draw_declined_at[other(by)] = len(rec.moves)
     _emit(rec, out.events, m.DrawDeclined, by=by)
@@ -761,11 +765,7 @@ def _ask_takeback(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
 
 def _answered_takeback(rec: GameRecord, by: Side | None) -> Side:
     """The side that asked, checking that ``by`` may answer it."""
-    side = _seated(rec, by)
-    _playing(rec)
-    if rec.takeback_offer != other(side):
-        raise _Refused(ErrorCode.TAKEBACK_NO_OFFER)
-    return other(side)
+    return other(_answering(rec, by, rec.takeback_offer, ErrorCode.TAKEBACK_NO_OFFER))
 
 
 def _accept_takeback(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
@@ -906,18 +906,22 @@ def _offer_rematch(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
     out.acked = True
 
 
-def _accept_rematch(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
-    by = _after_game(rec, cmd.by)
-    if rec.rematch_offer != other(by):
+def _answering_rematch(rec: GameRecord, by: Side | None) -> Side:
+    """The seat that answers its opponent's rematch offer, after the game."""
+    side = _after_game(rec, by)
+    if rec.rematch_offer != other(side):
         raise _Refused(ErrorCode.REMATCH_NO_OFFER)
+    return side
+
+
+def _accept_rematch(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
+    _answering_rematch(rec, cmd.by)
     _start_rematch(rec, cmd.fresh() if cmd.fresh is not None else None, now, out)
     out.acked = True
 
 
 def _decline_rematch(rec: GameRecord, cmd: Sent, now: int, out: Outcome) -> None:
-    by = _after_game(rec, cmd.by)
-    if rec.rematch_offer != other(by):
-        raise _Refused(ErrorCode.REMATCH_NO_OFFER)
+    by = _answering_rematch(rec, cmd.by)
     rec.rematch_offer = None
     _emit(rec, out.events, m.RematchDeclined, by=by)
     out.acked = True

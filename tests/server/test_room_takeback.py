@@ -96,19 +96,26 @@ def test_takeback_voids_a_draw_offer_and_lets_a_declined_one_be_made_again():
     assert "draw_offered" in tags(run(record, Sent("white", m.OfferDraw())))
 
 
-def test_a_rated_game_refuses_takebacks_with_a_clear_error():
-    record = room.new_game(
-        game_id="g1",
-        variant="english",
-        now=T0,
-        creator="white",
-        creator_token=WHITE,
+def english(**options) -> GameRecord:
+    """A new English game made at T0 by White (Black moves first)."""
+    return room.new_game(
+        game_id="g1", variant="english", now=T0, creator="white", creator_token=WHITE, **options
+    )
+
+
+def rated_game(first_move_ms: int = 0) -> GameRecord:
+    """An English open game, rated, both seats taken by players with public ids."""
+    record = english(
         opponent="open",
         rated=True,
         creator_player="ada-public-id-000001",
+        first_move_ms=first_move_ms,
     )
-    record = ok(record, Join(token=BLACK, player="bob-public-id-000001"))
-    record = four_plies(record)
+    return ok(record, Join(token=BLACK, player="bob-public-id-000001"))
+
+
+def test_a_rated_game_refuses_takebacks_with_a_clear_error():
+    record = four_plies(rated_game())
     refusal = refused(record, ASK_WHITE, ErrorCode.TAKEBACK_RATED)
     assert "rated" in refusal.sentence
 
@@ -157,16 +164,7 @@ def test_a_move_instead_of_an_answer_lets_the_request_lapse():
 
 
 def computer_game(first_move_ms: int = 0) -> GameRecord:
-    record = room.new_game(
-        game_id="g1",
-        variant="english",
-        now=T0,
-        creator="white",
-        creator_token=WHITE,
-        opponent="computer",
-        level=1,
-        first_move_ms=first_move_ms,
-    )
+    record = english(opponent="computer", level=1, first_move_ms=first_move_ms)
     record.seats["black"] = SeatRecord(token="c" * 22, name="Computer", bot=True)
     record.status = "playing"
     return record
@@ -220,17 +218,6 @@ def test_untimed_games_and_the_computers_turn_have_no_first_move_deadline():
 
 
 def test_a_rated_game_aborted_for_its_first_move_changes_no_rating():
-    record = room.new_game(
-        game_id="g1",
-        variant="english",
-        now=T0,
-        creator="white",
-        creator_token=WHITE,
-        opponent="open",
-        rated=True,
-        creator_player="ada-public-id-000001",
-        first_move_ms=30_000,
-    )
-    record = ok(record, Join(token=BLACK, player="bob-public-id-000001"))
+    record = rated_game(first_move_ms=30_000)
     aborted = ok(record, Tick(), T0 + 30_000)
     assert aborted.status == "aborted" and not room.needs_rating(aborted)
