@@ -41,7 +41,7 @@ export default {
     english: { name: "Klassisch / Englisch", short: "Klassisch", line: "Englische/amerikanische Dame: kurze Damen, freie Wahl beim Schlagen." },
     international: { name: "Polnisch / International", short: "Polnisch", line: "10x10, fliegende Damen, Mehrheitsschlagen ist Pflicht." },
     brazilian: { name: "Brasilianisch", short: "Brasilianisch", line: "Regeln wie Polnisch / International, auf dem 8x8-Brett." },
-    russian: { name: "Ukrainisch / Schaschki", short: "Schaschki", line: "Fliegende Damen, freie Schlagwahl, Umwandlung mitten im Schlag." },
+    russian: { name: "Russisch / Schaschki", short: "Schaschki", line: "Fliegende Damen, freie Schlagwahl, Umwandlung mitten im Schlag." },
     spanish: { name: "Spanisch", short: "Spanisch", line: "Gespiegeltes Brett, fliegende Damen, die meisten Steine, dann die meisten Damen." },
     italian: { name: "Italienisch", short: "Italienisch", line: "Gespiegeltes Brett, Steine dürfen keine Damen schlagen, strenge Schlagrangfolge." },
     turkish: { name: "Türkisch", short: "Türkisch", line: "Alle 64 Felder, Steine ziehen gerade, Damen wie Türme." },
