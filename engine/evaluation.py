@@ -33,8 +33,9 @@ MAN = 100
 # distance in plies; anything above WIN_BOUND is a forced win.
 WIN = 1_000_000
 WIN_BOUND = WIN - 10_000
-# Weights fitted to game outcomes (tools/texel.py), by rule set id; small, shipped.
-WEIGHTS_FILE = Path(__file__).with_name("data") / "weights.json"
+# Weights fitted to game outcomes (tools/texel.py), one small file a rule set named by
+# its id; a rule set without one plays the weights derived from its rules.
+WEIGHTS_DIR = Path(__file__).with_name("data") / "weights"
 
 
 @dataclass(frozen=True)
@@ -61,23 +62,42 @@ class Weights:
     crown_next: int = 0  # the other side's man
     crown_two: int = 0  # the side to move's man two free steps from crowning ...
     crown_two_next: int = 0  # ... and the other side's
+    # Learned per-square tables (tools/texel.py), White's squares in ``board.squares``
+    # order, Black's the same turned half round: a man's worth above ``MAN`` while many
+    # men are on the board and when few are (they replace advance, guard and centre),
+    # and a king's above ``king`` (replacing king_centre and king_diagonal).
+    men_mid: tuple[int, ...] | None = None
+    men_end: tuple[int, ...] | None = None
+    king_squares: tuple[int, ...] | None = None
 
 
 def weights_for(rules: Rules) -> Weights:
-    """The rule set's weights: fitted ones from ``data/weights.json`` (``tools/texel.py``
-    writes them, keyed by the rule set's id) where there are some, else ``derived_weights``."""
-    fitted = _fitted().get(rules.id)
+    """The rule set's weights: fitted ones from ``data/weights/<id>.json``
+    (``tools/texel.py`` writes them) where there is such a file, else ``derived_weights``."""
+    fitted = _fitted(rules.id)
     derived = derived_weights(rules)
     if not fitted:
         return derived
     known = {f.name for f in fields(Weights)}
-    return replace(derived, **{k: int(v) for k, v in fitted.items() if k in known})
+    values: dict[str, int | tuple[int, ...]] = {}
+    for k, v in fitted.items():
+        if k not in known:
+            continue  # a note (source, positions) or a retired weight
+        if isinstance(v, list):
+            if len(v) != len(rules.board.squares):
+                raise ValueError(
+                    f"{rules.id}: {k} has {len(v)} squares, not {len(rules.board.squares)}"
+                )
+            values[k] = tuple(int(x) for x in v)
+        else:
+            values[k] = int(v)  # type: ignore[call-overload]
+    return replace(derived, **values)  # type: ignore[arg-type]
 
 
 @cache
-def _fitted() -> dict[str, dict[str, int]]:
+def _fitted(rules_id: str) -> dict[str, object]:
     try:
-        stored: dict[str, dict[str, int]] = json.loads(WEIGHTS_FILE.read_text())
+        stored: dict[str, object] = json.loads((WEIGHTS_DIR / f"{rules_id}.json").read_text())
     except FileNotFoundError:
         return {}
     return stored
@@ -185,6 +205,11 @@ class Evaluator:
         end: list[dict[int, int]] = [{}, {}]
         kpst: list[dict[int, int]] = [{}, {}]
         diagonal = board.long_diagonal
+        # Black's square for each of White's: the board turned half round.
+        turned = {
+            sq: board.square_at[(cols - 1 - col, rows - 1 - row)]
+            for sq, (col, row) in board.coords.items()
+        }
         for sq, (col, row) in board.coords.items():
             for side in (0, 1):
                 advance = rows - 1 - row if side == 0 else row
@@ -201,6 +226,21 @@ class Evaluator:
                 if diagonal >> sq & 1:
                     k += w.king_diagonal
                 kpst[side][sq] = k
+        # Learned tables hold negative worths too; the packed sums need non-negative
+        # ones, so every man's entry is lifted by ``men_offset`` and the score takes
+        # it off again per man (exact: the blend of two lifted sums is lifted by as
+        # much). A king's lowest entry is folded into its value instead.
+        self.men_offset = 0
+        if w.men_mid is not None and w.men_end is not None:
+            self.men_offset = off = max(0, -min(w.men_mid), -min(w.men_end))
+            for i, sq in enumerate(board.squares):
+                mid[0][sq] = mid[1][turned[sq]] = w.men_mid[i] + off
+                end[0][sq] = end[1][turned[sq]] = w.men_end[i] + off
+        if w.king_squares is not None:
+            low = min(w.king_squares)
+            self.king_value = w.king + low
+            for i, sq in enumerate(board.squares):
+                kpst[0][sq] = kpst[1][turned[sq]] = w.king_squares[i] - low
         self.king_pst = (_planes(kpst[0]), _planes(kpst[1]))
         self.step_dirs = t.step_dirs
         self.mask = board.mask
@@ -243,6 +283,7 @@ class Evaluator:
         constants are closure cells, not attributes, and the chunk lookups are unrolled
         (short boards are padded with empty chunks)."""
         kv, flying, start_total = self.king_value, self.flying, self.start_total
+        men_offset = self.men_offset
         w = self.weights
         mobility, balance, tempo, trade = w.mobility, w.balance, w.tempo, w.trade_bonus
         trade_div = 32 * start_total
@@ -280,7 +321,8 @@ class Evaluator:
             nwk, nbk = wk.bit_count(), bk.bit_count()
             w_mat = nwm * MAN + nwk * kv
             b_mat = nbm * MAN + nbk * kv
-            score = lead = w_mat - b_mat
+            lead = w_mat - b_mat
+            score = lead - men_offset * (nwm - nbm)
 
             # Men: blend of the middlegame and endgame tables by how many men are left.
             men = nwm + nbm

@@ -1,52 +1,81 @@
-"""Fit the evaluation's weights to game outcomes (Texel tuning), per rule set.
+"""Learn the evaluation's weights from game outcomes (Texel tuning), per rule set.
 
-    .venv/bin/python tools/texel.py selfplay english --games 200 --out /tmp/english.jsonl
+    .venv/bin/python tools/texel.py selfplay english --games 600 --out /tmp/english.jsonl
+    .venv/bin/python tools/texel.py corpus english /path/to/pdn-corpus --out /tmp/english.jsonl
     .venv/bin/python tools/texel.py fit english /tmp/english.jsonl [--write]
 
 ``selfplay`` plays the engine against itself at a fixed node budget a move (so the
 games do not depend on the machine's speed) with a little root noise for variety, from
-random four-ply openings, and writes every quiet position (no capture pending) after
-the opening with the game's result for White: one JSON line ``[white, black, kings,
-turn, result, game]``. Games are adjudicated as matches are (``engine.match.Adjudicator``).
+random four-ply openings, and writes every quiet position (no capture pending) with the
+game's result for White: one JSON line ``[white, black, kings, turn, result, game]``.
+Games are adjudicated as matches are (``engine.match.Adjudicator``).
 
-``fit`` minimises the mean squared error between each position's result and
-``sigmoid(score / K)`` of the static score (Texel's method, a logistic regression on
-outcomes): first ``K`` for the current weights, then each weight of ``Weights`` in turn,
-nudged up and down while that lowers the error, in rounds of shrinking steps. The
-weights are integers in hundredths of a man, like the hand-set ones they start from.
-Rounds stop as soon as the held-out error stops falling (early stopping), and the
-weights of the last round that lowered it are kept. ``--write`` stores them in
-``engine/data/weights.json`` under the rule set's id, where
-``engine.evaluation.weights_for`` reads them. Half the positions
-(every other game) are held out, and the error on them is printed before and after,
-so a fit that only learns its own games shows.
+``corpus`` writes the same lines from the real games of a PDN corpus folder (its
+``manifest.tsv`` names each file's rule set): the games from the rule set's start
+position with a recorded result. The corpus is read where it lies; nothing of it is
+copied into the repository, only the weights learned from it.
 
-Only this script needs the data: the engine reads the small JSON file.
+``fit`` is a logistic regression of the results on the evaluation's terms, which are
+linear in its weights: a worth per square for a man (one table while many men are on
+the board, one when few are, blended as the evaluation blends them), a worth per square
+for a king, and the scalar terms (mobility, balance, tempo, trading down, crowning
+threats). Black's squares share White's weights turned half round, so the score stays
+colour-symmetric. The scale ``K`` of ``sigmoid(score / K)`` is fitted first for the
+current evaluation and then held, so a man stays worth 100. The weights are pulled
+towards the current ones (an L2 penalty, ``--reg``): a few ten thousand positions
+refine the evaluation, they do not invent another. Every other game is held out; the
+fit stops when the held-out loss stops falling, and the losses before and after are
+printed, so a fit that only learns its own games shows. ``--write`` stores the weights
+as ``engine/data/weights/<rule set id>.json``, where ``engine.evaluation.weights_for``
+reads them.
+
+Needs numpy (``pip install -e '.[tools]'``); the engine itself reads only the JSON.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import sys
 import time
-from dataclasses import asdict, fields, replace
+from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import Game, evaluation, get_rules  # noqa: E402
-from engine.evaluation import Evaluator, Weights, derived_weights, weights_for  # noqa: E402
+from engine import Game, Position, evaluation, get_rules  # noqa: E402
+from engine.evaluation import (  # noqa: E402
+    MAN,
+    Evaluator,
+    Weights,
+    _crowning,
+    derived_weights,
+)
 from engine.game import Result  # noqa: E402
 from engine.levels import game_history  # noqa: E402
 from engine.match import Adjudicator  # noqa: E402
+from engine.pdn import read_pdn_games  # noqa: E402
+from engine.rules import Rules  # noqa: E402
 from engine.search import Searcher, SearchParams  # noqa: E402
 
-WEIGHTS_FILE = evaluation.WEIGHTS_FILE
-# Weights never tuned: the man's value is the unit, and these are fixed by the rules.
-FIXED = {"guard"}
+WEIGHTS_DIR = evaluation.WEIGHTS_DIR
+SCALARS = (
+    "mobility",
+    "balance",
+    "tempo",
+    "trade_bonus",
+    "crown_now",
+    "crown_next",
+    "crown_two",
+    "crown_two_next",
+)
+POINTS = {Result.WHITE_WINS: 1.0, Result.BLACK_WINS: 0.0, Result.DRAW: 0.5}
+
+
+# --- positions ----------------------------------------------------------------------
 
 
 def selfplay(variant: str, games: int, nodes: int, seed: int, out: Path) -> None:
@@ -80,7 +109,7 @@ def selfplay(variant: str, games: int, nodes: int, seed: int, out: Path) -> None
                     if verdict is not None:
                         break
             res = game.result if game.is_over else (verdict or Result.DRAW)
-            white_points = {Result.WHITE_WINS: 1.0, Result.BLACK_WINS: 0.0}.get(res, 0.5)
+            white_points = POINTS.get(res, 0.5) if res is not None else 0.5
             for w, b, k, t in seen:
                 f.write(json.dumps([w, b, k, t, white_points, seed * 100_000 + g]) + "\n")
                 written += 1
@@ -92,93 +121,276 @@ def selfplay(variant: str, games: int, nodes: int, seed: int, out: Path) -> None
             )
 
 
-def load(path: Path) -> list[list]:
-    return [json.loads(line) for line in path.open()]
-
-
-def error(rules, weights: Weights, data, k: float) -> float:
-    """Mean squared error of ``sigmoid(score / k)`` (White's view) against the results."""
-    evaluation._CHUNK_CACHE.clear()  # one table set a trial: the cache would only grow
-    score = Evaluator(rules, weights).score
-    total = 0.0
-    for w, b, kings, turn, result, _ in data:
-        s = score(w, b, kings, turn)
-        if turn:
-            s = -s
-        s = max(-2000.0, min(2000.0, s))
-        p = 1.0 / (1.0 + math.exp(-s / k))
-        total += (result - p) ** 2
-    return total / len(data)
-
-
-def fit(variant: str, path: Path, rounds: int, write: bool) -> None:
+def corpus(variant: str, root: Path, out: Path) -> None:
+    """Quiet positions of the corpus's games of ``variant`` with their recorded result."""
     rules = get_rules(variant)
-    data = load(path)
-    # Positions of one game are alike: hold out whole games (every other), not positions.
-    train = [d for d in data if d[5] % 2 == 0]
-    held = [d for d in data if d[5] % 2 == 1]
-    weights = weights_for(rules)
-    k = min((error(rules, weights, train, k), k) for k in (60, 80, 100, 130, 160, 200, 260))[1]
-    base_train, base_held = error(rules, weights, train, k), error(rules, weights, held, k)
+    start = Position.start(rules).fen()
+    games = positions = 0
+    with out.open("w") as f:
+        for row in (root / "manifest.tsv").read_text(encoding="utf-8").splitlines():
+            if not row.strip() or row.startswith("#"):
+                continue
+            path, file_variant = row.split("\t")[:2]
+            if file_variant != variant:
+                continue
+            text = (root / path).read_text(encoding="utf-8", errors="replace")
+            for read in read_pdn_games(text, rules):
+                game = read.game
+                if game is None or game.rules != rules or game.start_fen != start:
+                    continue
+                if game.result is None or len(game.moves) < 10:
+                    continue
+                games += 1
+                pos = game.start_position
+                for m in game.moves:
+                    pos = pos.play(m)
+                    if not pos.has_capture() and pos.white and pos.black:
+                        row_out = [pos.white, pos.black, pos.kings, pos.turn]
+                        f.write(json.dumps([*row_out, POINTS[game.result], -games]) + "\n")
+                        positions += 1
+    print(f"{variant}: {games} games, {positions} positions written to {out}")
+
+
+def load(paths: Iterable[Path]) -> list[list[Any]]:
+    out = []
+    for n, path in enumerate(paths):
+        for line in path.open():
+            row = json.loads(line)
+            row[5] = row[5] * 8 + n  # game ids stay apart across files
+            out.append(row)
+    return out
+
+
+# --- features -----------------------------------------------------------------------
+
+
+class Features:
+    """The evaluation's terms as a vector, linear in the weights (White's view)."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        board = rules.board
+        self.squares = board.squares
+        self.n = n = len(board.squares)
+        index = {sq: i for i, sq in enumerate(board.squares)}
+        turned = {
+            sq: board.square_at[(board.cols - 1 - col, board.rows - 1 - row)]
+            for sq, (col, row) in board.coords.items()
+        }
+        self.white_index = index
+        self.black_index = {sq: index[turned[sq]] for sq in board.squares}
+        self.size = 3 * n + len(SCALARS)
+        self.prior = Evaluator(rules, derived_weights(rules))
+        self.kv = self.prior.king_value
+        self.start_total = self.prior.start_total
+        t = self.prior.tables
+        self.w_dirs, self.b_dirs = t.step_dirs
+        self.promo = t.promotion
+        self.mask = board.mask
+        cols = board.cols
+        self.left = sum(1 << sq for sq, (c, _) in board.coords.items() if 2 * c < cols - 1)
+        self.right = sum(1 << sq for sq, (c, _) in board.coords.items() if 2 * c > cols - 1)
+
+    def weights_vector(self, w: Weights) -> list[float]:
+        """The vector of ``w`` (men and kings as absolute worths per square)."""
+        ev = Evaluator(self.rules, w)
+        n = self.n
+        out = [0.0] * self.size
+        mid_table = ev.men_chunks[0]
+        for i, sq in enumerate(self.squares):
+            packed = _single(mid_table, sq)
+            out[i] = MAN + (packed & 0xFFFF) - ev.men_offset
+            out[n + i] = MAN + (packed >> 16 & 0xFFFF) - ev.men_offset
+            k = ev.king_value
+            for shift, plane in ev.king_pst[0]:
+                if plane >> sq & 1:
+                    k += 1 << shift
+            out[2 * n + i] = k
+        for j, name in enumerate(SCALARS):
+            out[3 * n + j] = getattr(w, name)
+        return out
+
+    def row(self, white: int, black: int, kings: int, turn: int) -> list[float]:
+        n, total_start = self.n, self.start_total
+        x = [0.0] * self.size
+        wm, bm, wk, bk = white & ~kings, black & ~kings, white & kings, black & kings
+        nwm, nbm, nwk, nbk = wm.bit_count(), bm.bit_count(), wk.bit_count(), bk.bit_count()
+        men = nwm + nbm
+        phase = min(men, total_start)
+        mid, end = phase / total_start, (total_start - phase) / total_start
+        wi, bi = self.white_index, self.black_index
+        for sq in _bits(wm):
+            x[wi[sq]] += mid
+            x[n + wi[sq]] += end
+        for sq in _bits(bm):
+            x[bi[sq]] -= mid
+            x[n + bi[sq]] -= end
+        for sq in _bits(wk):
+            x[2 * n + wi[sq]] += 1
+        for sq in _bits(bk):
+            x[2 * n + bi[sq]] -= 1
+        s = 3 * n
+        if men:
+            empty = self.mask & ~(white | black)
+            mob = 0
+            for d in self.w_dirs:
+                mob += (((wm << d) if d > 0 else (wm >> -d)) & empty).bit_count()
+            for d in self.b_dirs:
+                mob -= (((bm << d) if d > 0 else (bm >> -d)) & empty).bit_count()
+            x[s] = mob
+            if phase * 2 > total_start:
+                left, right = self.left, self.right
+                x[s + 1] = -(
+                    abs((wm & left).bit_count() - (wm & right).bit_count())
+                    - abs((bm & left).bit_count() - (bm & right).bit_count())
+                )
+            w_one, w_two = _crowning(wm, empty & self.promo[0], empty, self.w_dirs)
+            b_one, b_two = _crowning(bm, empty & self.promo[1], empty, self.b_dirs)
+            if turn == 0:
+                x[s + 4], x[s + 5], x[s + 6], x[s + 7] = w_one, -b_one, w_two, -b_two
+            else:
+                x[s + 4], x[s + 5], x[s + 6], x[s + 7] = -b_one, w_one, -b_two, w_two
+        lead = (nwm - nbm) * MAN + (nwk - nbk) * self.kv
+        total = men + nwk + nbk
+        x[s + 3] = lead * (total_start - total) / (32 * total_start)
+        if self.prior.flying and (
+            (lead > 0 and nbk == 1 and not nbm and nwm + nwk <= 3)
+            or (lead < 0 and nwk == 1 and not nwm and nbm + nbk <= 3)
+        ):
+            x = [v / 4 for v in x]  # the evaluation damps a lone king's ending
+        x[s + 2] = 1 if turn == 0 else -1
+        return x
+
+
+def _bits(b: int) -> Iterable[int]:
+    while b:
+        low = b & -b
+        yield low.bit_length() - 1
+        b ^= low
+
+
+def _single(chunks: Any, sq: int) -> int:
+    """The packed table entry of one square from an evaluator's chunk tables."""
+    bit = 1 << sq
+    return sum(table[bit >> shift & mask] for shift, mask, table in chunks)
+
+
+# --- fitting ------------------------------------------------------------------------
+
+
+def fit(variant: str, paths: list[Path], regs: list[float], steps: int, write: bool) -> None:
+    try:
+        import numpy as np
+    except ImportError:
+        sys.exit("fit needs numpy: pip install -e '.[tools]'")
+    rules = get_rules(variant)
+    data = [d for d in load(paths) if d[0] and d[1]]
+    feats = Features(rules)
+    started = time.perf_counter()
+    X = np.array([feats.row(w, b, k, t) for w, b, k, t, _, _ in data], dtype=np.float64)
+    y = np.array([d[4] for d in data], dtype=np.float64)
+    held = np.array([d[5] // 8 % 2 == 1 for d in data])  # whole games: every other one
+    prior = np.array(feats.weights_vector(derived_weights(rules)), dtype=np.float64)
+    # The vector must reproduce the evaluation it stands for (up to integer rounding).
+    ev = Evaluator(rules, derived_weights(rules))
+    static = np.array(
+        [ev.score(w, b, k, t) * (1 if t == 0 else -1) for w, b, k, t, _, _ in data[:5000]]
+    )
+    gap = np.abs(X[:5000] @ prior - static)
     print(
-        f"{variant}: {len(train)} positions to fit, {len(held)} held out; K = {k}; "
-        f"error {base_train:.5f} (held out {base_held:.5f})",
+        f"{variant}: {len(data)} positions ({int(held.sum())} held out) from "
+        f"{', '.join(p.name for p in paths)}; features in {time.perf_counter() - started:.0f} s; "
+        f"feature model vs evaluation: mean gap {gap.mean():.2f}, max {gap.max():.0f}",
         flush=True,
     )
-    best = base_train
-    best_held, kept = base_held, weights
-    names = [f.name for f in fields(Weights) if f.name not in FIXED]
-    # Each weight stays within a band around its derived value: a fit of some thousand
-    # positions should refine the hand-set evaluation, not invent another.
-    start = derived_weights(rules)
-    bounds = {n: (getattr(start, n) // 2, getattr(start, n) * 2 + 10) for n in names}
-    bounds["king"] = (start.king * 3 // 4, start.king * 3 // 2)
-    for r in range(rounds):
-        changed = False
-        for name in names:
-            value = getattr(weights, name)
-            step = max(1, abs(value) // 8) if r < rounds // 2 else 1
-            lo, hi = bounds[name]
-            for sign in (1, -1):
-                improved = False
-                while True:
-                    trial = replace(weights, **{name: min(hi, max(lo, value + sign * step))})
-                    if trial == weights:
-                        break
-                    e = error(rules, trial, train, k)
-                    if e >= best:
-                        break
-                    weights, best, value, improved, changed = (
-                        trial,
-                        e,
-                        value + sign * step,
-                        True,
-                        True,
-                    )
-                if improved:
-                    break
-        held_now = error(rules, weights, held, k)
+    clip = 4000.0
+
+    def loss(theta: Any, rows: Any, k: float) -> float:
+        s = np.clip(X[rows] @ theta, -clip, clip) / k
+        p = 1 / (1 + np.exp(-s))
+        return float(np.mean((y[rows] - p) ** 2))
+
+    train = ~held
+    k = min((loss(prior, train, k), k) for k in (40, 60, 80, 100, 130, 160, 200, 260, 330))[1]
+    base_train, base_held = loss(prior, train, k), loss(prior, held, k)
+    print(f"K = {k}; squared error {base_train:.5f} (held out {base_held:.5f})", flush=True)
+
+    # Adam on the squared error of sigmoid(score / K) plus reg * mean squared change
+    # (in men) from the current weights; each pull of ``regs`` is tried, the one with
+    # the lowest held-out error kept.
+    Xt, yt = X[train], y[train]
+    best_held, best, best_reg = base_held, prior.copy(), None
+    for reg in regs:
+        theta = prior.copy()
+        m = np.zeros_like(theta)
+        v = np.zeros_like(theta)
+        lr = 0.1
+        run_best = base_held
+        for step in range(1, steps + 1):
+            s = np.clip(Xt @ theta, -clip, clip) / k
+            p = 1 / (1 + np.exp(-s))
+            g_s = -2 * (yt - p) * p * (1 - p) / k
+            grad = Xt.T @ g_s / len(yt) + 2 * reg * (theta - prior) / (MAN * MAN) / len(theta)
+            m = 0.9 * m + 0.1 * grad
+            v = 0.999 * v + 0.001 * grad * grad
+            theta -= lr * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-12)
+            if step % 10 == 0:
+                h = loss(theta, held, k)
+                if h < run_best:
+                    run_best = h
+                    if h < best_held:
+                        best_held, best, best_reg = h, theta.copy(), reg
+                elif h > run_best + 3e-4:
+                    break  # early stopping: it has begun to learn the games, not the game
         print(
-            f"round {r + 1}: error {best:.5f} (held out {held_now:.5f})  {asdict(weights)}",
+            f"reg {reg}: {step} steps, error {loss(theta, train, k):.5f}, "
+            f"best held out {run_best:.5f}",
             flush=True,
         )
-        # Early stopping: a round that fits its own games better but the held-out ones
-        # worse has begun to learn the games, not the game.
-        if held_now >= best_held:
-            break
-        best_held, kept = held_now, weights
-        if not changed:
-            break
-    weights = kept
-    print(f"{variant}: held-out error {base_held:.5f} -> {best_held:.5f}; kept {asdict(weights)}")
-    if write and weights == derived_weights(rules):
-        print("nothing fitted beats the derived weights on held-out games: nothing written")
-    elif write:
-        stored = json.loads(WEIGHTS_FILE.read_text()) if WEIGHTS_FILE.exists() else {}
-        stored[rules.id] = asdict(weights)
-        WEIGHTS_FILE.parent.mkdir(exist_ok=True)
-        WEIGHTS_FILE.write_text(json.dumps(stored, indent=1, sort_keys=True) + "\n")
-        print(f"written to {WEIGHTS_FILE}")
+    print(f"kept reg {best_reg}")
+    rounded = np.round(best)
+    final_held = loss(rounded, held, k)
+    print(f"{variant}: held-out error {base_held:.5f} -> {final_held:.5f}")
+    n = feats.n
+    moved = np.abs(rounded - prior)
+    print(
+        "change from the current weights, mean |d| (max): men "
+        f"{moved[: 2 * n].mean():.1f} ({moved[: 2 * n].max():.0f}), "
+        f"kings {moved[2 * n : 3 * n].mean():.1f}; "
+        + ", ".join(
+            f"{name} {prior[3 * n + j]:.0f}->{rounded[3 * n + j]:.0f}"
+            for j, name in enumerate(SCALARS)
+        )
+    )
+    weights = to_weights(rules, feats, [int(v) for v in rounded])
+    if write:
+        WEIGHTS_DIR.mkdir(parents=True, exist_ok=True)
+        path = WEIGHTS_DIR / f"{rules.id}.json"
+        stored = {
+            "fitted": f"tools/texel.py fit, {len(data)} positions, K {k}, reg {best_reg}, "
+            f"held-out squared error {base_held:.5f} -> {final_held:.5f}",
+            "king": weights.king,
+            **{name: getattr(weights, name) for name in SCALARS},
+            "men_mid": list(weights.men_mid or ()),
+            "men_end": list(weights.men_end or ()),
+            "king_squares": list(weights.king_squares or ()),
+        }
+        path.write_text(json.dumps(stored, indent=None, separators=(",", ":")) + "\n")
+        print(f"written to {path}")
+
+
+def to_weights(rules: Rules, feats: Features, theta: list[int]) -> Weights:
+    n = feats.n
+    kings = theta[2 * n : 3 * n]
+    king = min(kings)
+    return replace(
+        derived_weights(rules),
+        king=king,
+        men_mid=tuple(v - MAN for v in theta[:n]),
+        men_end=tuple(v - MAN for v in theta[n : 2 * n]),
+        king_squares=tuple(v - king for v in kings),
+        **{name: theta[3 * n + j] for j, name in enumerate(SCALARS)},
+    )
 
 
 def main() -> int:
@@ -190,16 +402,25 @@ def main() -> int:
     sp.add_argument("--nodes", type=int, default=1500)
     sp.add_argument("--seed", type=int, default=1)
     sp.add_argument("--out", type=Path, required=True)
+    cp = sub.add_parser("corpus")
+    cp.add_argument("variant")
+    cp.add_argument("root", type=Path, help="the corpus folder (with its manifest.tsv)")
+    cp.add_argument("--out", type=Path, required=True)
     fp = sub.add_parser("fit")
     fp.add_argument("variant")
-    fp.add_argument("data", type=Path)
-    fp.add_argument("--rounds", type=int, default=6)
+    fp.add_argument("data", type=Path, nargs="+")
+    fp.add_argument("--reg", default="0.1,0.3,1,3", help="pulls towards the current weights to try")
+    fp.add_argument("--steps", type=int, default=3000)
     fp.add_argument("--write", action="store_true")
     args = parser.parse_args()
     if args.command == "selfplay":
         selfplay(args.variant, args.games, args.nodes, args.seed, args.out)
+    elif args.command == "corpus":
+        corpus(args.variant, args.root, args.out)
     else:
-        fit(args.variant, args.data, args.rounds, args.write)
+        fit(
+            args.variant, args.data, [float(r) for r in args.reg.split(",")], args.steps, args.write
+        )
     return 0
 
 
