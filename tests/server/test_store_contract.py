@@ -371,7 +371,12 @@ async def test_a_flag_falls_once_with_several_nodes_ticking(redis_url):
         stored = await stores[0].load("g1")
         stored.remaining_ms[stored.side_to_move] = 200
         loser = stored.side_to_move
-        flag = stored.turn_started + 200
+        # 100 ms of lag credit left: the flag falls that long after the zero (lag.grace_ms).
+        seat = stored.seat(loser)
+        assert seat is not None
+        seat.lag_quota_ms = 100
+        flag = stored.turn_started + 200 + 100
+        assert room.flag_falls_at(stored) == flag
         assert await stores[0].commit("g1", stored.version, stored, [], room.deadline(stored))
         assert await stores[0].deadline_of("g1") == flag
         heard: list = []
