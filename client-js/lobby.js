@@ -34,9 +34,7 @@ export class Lobby {
     };
     this.handle = dispatcher({
       lobby: fold,
-      added: fold,
-      removed: fold,
-      changed: fold,
+      changes: fold,
       pong: () => {},
       error: () => {},
     });

@@ -1,6 +1,7 @@
 // The lobby's listing kept from the lobby socket's increments (protocol/README.md,
-// "The lobby socket"): the listing once, then `removed`, `changed` and `added`, each one
-// lobby version on. Pure: no DOM, no socket (client-js/tests/lobby.test.js).
+// "The lobby socket"): the listing once, then one `changes` message (its `removed`,
+// `changed` and `added` lines) per change, each one lobby version on. Pure: no DOM, no
+// socket (client-js/tests/lobby.test.js).
 
 const LISTS = ["open", "live"];
 
@@ -15,9 +16,10 @@ function newestFirst(lines) {
 
 /**
  * The listing after `msg`: {listing, resync}. A `lobby` message replaces the listing; a
- * change one version on is folded in; a change that skips a version (or comes before any
- * listing) leaves the listing as it was and asks for a resync (reconnect with `since`).
- * A change the listing already has (its version or older) changes nothing.
+ * `changes` message one version on is folded in (its `removed` ids dropped, then its
+ * `changed` and `added` lines put in place, each list newest first); one that skips a
+ * version (or comes before any listing) leaves the listing as it was and asks for a
+ * resync (reconnect with `since`). A change the listing already has changes nothing.
  */
 export function foldLobby(listing, msg) {
   if (msg.t === "lobby") return { listing: { v: msg.v, open: msg.open, live: msg.live }, resync: false };
@@ -25,18 +27,15 @@ export function foldLobby(listing, msg) {
   if (msg.v <= listing.v) return { listing, resync: false };
   const next = { v: msg.v };
   for (const name of LISTS) {
-    const part = msg[name] || [];
-    const lines = listing[name];
-    if (!part.length) {
-      next[name] = lines;
-    } else if (msg.t === "removed") {
-      const gone = new Set(part);
-      next[name] = lines.filter((line) => !gone.has(line.id));
-    } else {
+    const gone = new Set(msg.removed?.[name] || []);
+    let lines = gone.size ? listing[name].filter((line) => !gone.has(line.id)) : listing[name];
+    const fresh = [...(msg.changed?.[name] || []), ...(msg.added?.[name] || [])];
+    if (fresh.length) {
       const byId = new Map(lines.map((line) => [line.id, line]));
-      for (const line of part) byId.set(line.id, line);
-      next[name] = newestFirst(byId.values());
+      for (const line of fresh) byId.set(line.id, line);
+      lines = newestFirst(byId.values());
     }
+    next[name] = lines;
   }
   return { listing: next, resync: false };
 }

@@ -527,8 +527,8 @@ class GameConnection:
 
 
 class LobbyConnection:
-    """The lobby socket: the listing once, then ``added`` / ``removed`` / ``changed``
-    folded into ``listing`` (``protocol.lobby``). ``received`` and ``frames`` hold every
+    """The lobby socket: the listing once, then each ``changes`` folded into
+    ``listing`` (``protocol.lobby``). ``received`` and ``frames`` hold every
     message and its bytes in order; ``gaps`` counts changes that skipped a version (a
     correct server never causes one)."""
 
@@ -610,7 +610,7 @@ class LobbyConnection:
         self.received.append(msg)
         if isinstance(msg, m.Lobby):
             self.listing = msg
-        elif isinstance(msg, m.LobbyAdded | m.LobbyRemoved | m.LobbyChanged):
+        elif isinstance(msg, m.LobbyChanges):
             if self.listing is None or msg.v != self.listing.v + 1:
                 self.gaps += 1
                 return

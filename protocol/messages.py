@@ -736,39 +736,23 @@ class Lobby(ServerMessage):
 
 
 @dataclass(frozen=True, slots=True)
-class LobbyAdded(ServerMessage):
-    """Games that entered the lobby's lists; the lobby is now at version ``v``
-    (one more than the message before). Each list is kept newest first."""
+class LobbyChanges(ServerMessage):
+    """What changed in the lobby between two reads of it, in one frame; the lobby is now
+    at version ``v`` (one more than the message before). Each part has a list per
+    lobby list (``open``, ``live``): ``removed`` the ids of games that left it,
+    ``changed`` the lines of games still listed that changed (each replaces the line of
+    its ``id``), ``added`` the lines of games that entered it; applied in that order,
+    each list kept newest first."""
 
-    t: ClassVar[str] = "added"
+    t: ClassVar[str] = "changes"
     v: int = field(default=0, metadata=_limit(min=0))
-    open: list[dict[str, Any]] = field(default_factory=list)
-    live: list[dict[str, Any]] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class LobbyRemoved(ServerMessage):
-    """The ids of games that left the lobby's lists; the lobby is now at version ``v``."""
-
-    t: ClassVar[str] = "removed"
-    v: int = field(default=0, metadata=_limit(min=0))
-    open: list[str] = field(default_factory=list)
-    live: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class LobbyChanged(ServerMessage):
-    """Games still listed whose line changed (each replaces the line of its ``id``); the
-    lobby is now at version ``v``."""
-
-    t: ClassVar[str] = "changed"
-    v: int = field(default=0, metadata=_limit(min=0))
-    open: list[dict[str, Any]] = field(default_factory=list)
-    live: list[dict[str, Any]] = field(default_factory=list)
+    removed: dict[str, list[str]] = field(default_factory=dict)
+    changed: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    added: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 # What the lobby socket sends after its listing, one lobby version each.
-LobbyChange = LobbyAdded | LobbyRemoved | LobbyChanged
+LobbyChange = LobbyChanges
 
 
 # --------------------------------------------------------------------------------------

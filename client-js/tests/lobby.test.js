@@ -4,6 +4,13 @@ import assert from "node:assert/strict";
 import { foldLobby } from "../lobby_listing.js";
 
 const seek = (id, at) => ({ id, created_at: at, variant: "english" });
+/** A `changes` message: each part {open, live}, empty lists left out here. */
+const changes = (v, { removed = {}, changed = {}, added = {} }) => ({
+  t: "changes", v,
+  removed: { open: [], live: [], ...removed },
+  changed: { open: [], live: [], ...changed },
+  added: { open: [], live: [], ...added },
+});
 const start = { t: "lobby", v: 7, open: [seek("b", 20), seek("a", 10)], live: [] };
 
 function foldAll(messages) {
@@ -17,16 +24,15 @@ function foldAll(messages) {
   return { listing, resyncs };
 }
 
-test("a listing then its increments: a seek opened, one taken, a live line changed", () => {
+test("a listing then its changes: a seek opened, one taken (one frame), a live line changed", () => {
   const { listing, resyncs } = foldAll([
     start,
-    { t: "added", v: 8, open: [seek("c", 30)], live: [] },
-    { t: "removed", v: 9, open: ["a"], live: [] },
-    { t: "added", v: 10, open: [], live: [{ id: "a", created_at: 10, moves: 0 }] },
-    { t: "changed", v: 11, open: [], live: [{ id: "a", created_at: 10, moves: 1 }] },
+    changes(8, { added: { open: [seek("c", 30)] } }),
+    changes(9, { removed: { open: ["a"] }, added: { live: [{ id: "a", created_at: 10, moves: 0 }] } }),
+    changes(10, { changed: { live: [{ id: "a", created_at: 10, moves: 1 }] } }),
   ]);
   assert.equal(resyncs, 0);
-  assert.equal(listing.v, 11);
+  assert.equal(listing.v, 10);
   assert.deepEqual(listing.open.map((g) => g.id), ["c", "b"]);
   assert.deepEqual(listing.live, [{ id: "a", created_at: 10, moves: 1 }]);
 });
@@ -34,22 +40,22 @@ test("a listing then its increments: a seek opened, one taken, a live line chang
 test("added lines take their place newest first, ties by the greater id", () => {
   const { listing } = foldAll([
     start,
-    { t: "added", v: 8, open: [seek("x", 15), seek("y", 20), seek("d", 5)], live: [] },
+    changes(8, { added: { open: [seek("x", 15), seek("y", 20), seek("d", 5)] } }),
   ]);
   assert.deepEqual(listing.open.map((g) => g.id), ["y", "b", "x", "a", "d"]);
 });
 
 test("a change that skips a version asks for a resync and leaves the listing alone", () => {
   const { listing: held } = foldAll([start]);
-  const out = foldLobby(held, { t: "removed", v: 9, open: ["a"], live: [] });
+  const out = foldLobby(held, changes(9, { removed: { open: ["a"] } }));
   assert.equal(out.resync, true);
   assert.equal(out.listing, held);
-  assert.equal(foldLobby(null, { t: "added", v: 1, open: [], live: [] }).resync, true);
+  assert.equal(foldLobby(null, changes(1, {})).resync, true);
 });
 
 test("a change already held changes nothing, and a fresh listing replaces everything", () => {
-  const { listing: held } = foldAll([start, { t: "removed", v: 8, open: ["a"], live: [] }]);
-  const again = foldLobby(held, { t: "removed", v: 8, open: ["a"], live: [] });
+  const { listing: held } = foldAll([start, changes(8, { removed: { open: ["a"] } })]);
+  const again = foldLobby(held, changes(8, { removed: { open: ["a"] } }));
   assert.equal(again.listing, held);
   const fresh = foldLobby(held, { t: "lobby", v: 3, open: [], live: [seek("z", 1)] });
   assert.deepEqual(fresh.listing, { v: 3, open: [], live: [seek("z", 1)] });

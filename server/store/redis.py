@@ -418,9 +418,7 @@ def _entry(event: RoomEvent) -> bytes:
     return _ENTRY_HEAD + _pack(event.audience) + _ENTRY_MESSAGE + event.frame()
 
 
-_LOBBY_CHANGES: dict[str, type[m.LobbyChange]] = {
-    cls.t: cls for cls in (m.LobbyAdded, m.LobbyRemoved, m.LobbyChanged)
-}
+_LOBBY_CHANGES: dict[str, type[m.LobbyChange]] = {m.LobbyChanges.t: m.LobbyChanges}
 
 
 def _lobby_change(entry: bytes) -> m.LobbyChange:

@@ -29,10 +29,7 @@ def listing(v: int = 0):
 @given(before=listing(v=7), after=listing())
 def test_folding_the_changes_in_order_gives_the_next_listing(before, after):
     found = lobby.changes(before, after)
-    assert [c.v for c in found] == list(range(8, 8 + len(found)))
-    assert [c.t for c in found] == [
-        t for t in ("removed", "changed", "added") if t in {c.t for c in found}
-    ]
+    assert [c.v for c in found] == ([8] if found else [])  # one message, one version
     held = before
     for change in found:
         assert change == m.decode_server(m.encode(change))  # as sent

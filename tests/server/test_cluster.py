@@ -528,9 +528,7 @@ async def test_a_move_resent_through_the_other_node_after_a_lost_ack_is_played_o
 
 
 def lobby_changes(lobby) -> list[m.ServerMessage]:
-    return [
-        x for x in lobby.received if isinstance(x, m.LobbyAdded | m.LobbyRemoved | m.LobbyChanged)
-    ]
+    return [x for x in lobby.received if isinstance(x, m.LobbyChanges)]
 
 
 async def test_lobby_watchers_on_two_nodes_see_the_same_changes_under_the_same_versions(nodes):

@@ -1,14 +1,14 @@
 """The lobby socket by increments (issue 31 point 5), on a real server with real
-sockets: the listing once, then ``removed`` / ``changed`` / ``added``, one lobby
-version each; a client that comes back with its version gets exactly what it missed.
-Two nodes on one Redis are in test_cluster.py."""
+sockets: the listing once, then one ``changes`` message per change of the listing, one
+lobby version each; a client that comes back with its version gets exactly what it
+missed. Two nodes on one Redis are in test_cluster.py."""
 
 from __future__ import annotations
 
 from protocol import messages as m
 from protocol.client import Kondavo, LobbyConnection
 
-CHANGES = (m.LobbyAdded, m.LobbyRemoved, m.LobbyChanged)
+CHANGES = (m.LobbyChanges,)
 
 
 def changes_of(lobby: LobbyConnection) -> list[m.ServerMessage]:
@@ -49,23 +49,22 @@ async def test_a_watcher_gets_the_listing_then_only_what_changes(k: Kondavo):
         opened = await k.create(opponent="open", name="Ada")  # a seek opened
         await lobby.until(lambda c: opened.game in c.open_ids())
         added = changes_of(lobby)[-1]
-        assert isinstance(added, m.LobbyAdded) and added.v == first.v + 1
-        assert [line["id"] for line in added.open] == [opened.game] and added.live == []
+        assert isinstance(added, m.LobbyChanges) and added.v == first.v + 1
+        assert [line["id"] for line in added.added["open"]] == [opened.game]
+        assert added.added["live"] == added.removed["open"] == added.changed["open"] == []
         assert lobby.open_ids() == [opened.game, before.game]  # newest first
 
-        taker = await k.join(opened.game, name="Bo")  # taken: from open to live
+        taker = await k.join(opened.game, name="Bo")  # taken: from open to live, one frame
         await lobby.until(lambda c: opened.game in c.live_ids())
         assert opened.game not in lobby.open_ids()
-        kinds = {type(msg) for msg in changes_of(lobby)[1:]}
-        assert kinds == {m.LobbyRemoved, m.LobbyAdded}
-        removed = next(msg for msg in changes_of(lobby) if isinstance(msg, m.LobbyRemoved))
-        assert removed.open == [opened.game] and removed.live == []
+        taken = next(msg for msg in changes_of(lobby) if opened.game in msg.removed["open"])
+        assert [line["id"] for line in taken.added["live"]] == [opened.game]
 
         async with k.connect(before) as creator:  # a seek cancelled
             await creator.abort()
         await lobby.until(lambda c: before.game not in c.open_ids())
         last = changes_of(lobby)[-1]
-        assert isinstance(last, m.LobbyRemoved) and last.open == [before.game]
+        assert last.removed["open"] == [before.game] and not last.added["open"]
 
         async with k.connect(opened) as white, k.connect(taker) as black:  # a live line changes
             mover = white if white.my_turn else black
@@ -73,7 +72,7 @@ async def test_a_watcher_gets_the_listing_then_only_what_changes(k: Kondavo):
             await lobby.until(
                 lambda c: any(g["moves"] == 1 for g in c.listing.live if g["id"] == opened.game)  # type: ignore[union-attr]
             )
-        assert any(isinstance(msg, m.LobbyChanged) for msg in changes_of(lobby))
+        assert any(msg.changed["live"] for msg in changes_of(lobby))
         assert_one_version_each(lobby)
         assert sum(isinstance(msg, m.Lobby) for msg in lobby.received) == 1
         await same_as_the_api(k, lobby)
@@ -122,7 +121,7 @@ async def test_a_version_no_longer_kept_gets_a_fresh_listing(k: Kondavo):
     from server.services.lobby import KEPT
 
     async with k.watch_lobby() as lobby:
-        while (lobby.v or 0) <= KEPT + 1:  # each seek past the fiftieth is two changes
+        while (lobby.v or 0) <= KEPT + 1:
             seen = lobby.v
             await k.create(opponent="open")
             await lobby.until(lambda c, seen=seen: c.v != seen)

@@ -667,7 +667,7 @@ async def test_a_history_on_redis_survives_the_node_that_wrote_it(redis_url):
 def lobby_at(v: int, *ids: str) -> tuple[m.Lobby, list]:
     """A listing of open games ``ids`` at version ``v``, and the one change to it from v-1."""
     lines = [{"id": game, "created_at": n} for n, game in enumerate(ids)]
-    return m.Lobby(v=v, open=lines), [m.LobbyAdded(v=v, open=lines)]
+    return m.Lobby(v=v, open=lines), [m.LobbyChanges(v=v, added={"open": lines, "live": []})]
 
 
 async def test_lobby_changes_are_a_compare_and_set_published_and_logged_in_order(store):
