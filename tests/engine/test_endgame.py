@@ -291,3 +291,12 @@ def test_a_table_built_for_other_rules_is_not_read():
     other = head.rsplit(b" ", 1)[0] + b" 0123456789abcdef\n" + rest
     with pytest.raises(ValueError, match="other english rules"):
         endgame.EndgameTable.from_bytes(english, other)
+
+
+def test_the_table_size_can_be_set_per_rule_set(monkeypatch):
+    monkeypatch.setenv("KONDAVO_ENDGAME_PIECES", "international=4, turkish=2")
+    assert endgame.default_pieces(get_rules("international")) == 4
+    assert endgame.default_pieces(get_rules("turkish")) == 2
+    assert endgame.default_pieces(get_rules("russian")) == 4
+    monkeypatch.setenv("KONDAVO_ENDGAME_PIECES", "3")
+    assert endgame.default_pieces(get_rules("russian")) == 3
