@@ -59,7 +59,7 @@ the computer plays without it meanwhile. ``python -m engine.endgame build [RULE
 SET...] [--pieces N]`` builds them ahead of time and prints how long each took and
 its file's size. Measured on this 2-core machine, shared with other work (``nice``):
 4 pieces on 8x8 (7.5 million numbers) take 150-280 s, 140 MB of memory and about
-1 MB of file; 3 pieces 1.5-4 s and 40-60 kB on 8x8, 20 s and 76 kB on 10x10, 68 s
+1 MB of file; 3 pieces 1-3 s and 25-45 kB on 8x8, 20 s and 76 kB on 10x10, 68 s
 and 161 kB on Turkish's 64 squares. International's 4 pieces (47 million numbers)
 took 643 s of CPU (41 minutes of wall clock at ``nice -n 19``), 756 MB of memory and
 3.6 MB of file: feasible, but too big to ship and too heavy to build beside a live
