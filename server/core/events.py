@@ -7,12 +7,18 @@ not, not once per socket, since every local socket and the store are handed the 
 object; a stored event keeps the bytes it was read from (``from_frame``). The
 frozen dataclass's own ``__init__`` is bypassed, as it cost twice the making of the
 event on every command.
+
+Kept by ``bench/capacity.py`` (two nodes' CPU per move against one's): an event
+another node committed reaches this node as its frame, and is relayed as those bytes
+(``undecoded``); its message is decoded, and checked, only if something reads it.
+Decoding and checking every such event, to send the very bytes it came as, was the
+largest part of what a second node added to each move.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 from protocol import messages as m
 from server.core.record import Side
@@ -28,14 +34,34 @@ class RoomEvent:
     # The encoded frame for those who see it (True) and for the others (False): made
     # once per event, not once per socket, as every local socket is handed this object.
     _frames: dict[bool, bytes] = field(default_factory=dict, compare=False, repr=False)
+    # The message's version and type tag (``m.Moved.t``...), known without the message.
+    v: int = field(default=0, compare=False, repr=False)
+    tag: str = field(default="", compare=False, repr=False)
 
     def __init__(self, message: m.Event, audience: Audience = "all"):
         # Not the frozen dataclass's own (see the module's docstring).
-        self.__dict__.update(message=message, audience=audience, _frames={})
+        self.__dict__.update(
+            message=message, audience=audience, _frames={}, v=message.v, tag=message.t
+        )
 
-    @property
-    def v(self) -> int:
-        return self.message.v
+    @classmethod
+    def undecoded(cls, frame: bytes, audience: Audience, tag: str, v: int) -> RoomEvent:
+        """The event whose ``frame()`` is ``frame``, of type ``tag`` and version ``v`` (the
+        caller read them from the frame): its message is decoded when first read."""
+        event = object.__new__(cls)
+        event.__dict__.update(audience=audience, _frames={True: frame}, v=v, tag=tag)
+        return event
+
+    if not TYPE_CHECKING:  # to the type checker, ``message`` is the plain field it is
+
+        def __getattr__(self, name: str) -> m.Event:
+            # Only an ``undecoded`` event lacks its message until it is read.
+            if name != "message" or True not in self.__dict__.get("_frames", ()):
+                raise AttributeError(name)
+            message = m.decode_server(self._frames[True])
+            assert isinstance(message, m.Event)
+            self.__dict__["message"] = message
+            return message
 
     def seen_by(self, side: Side | None) -> bool:
         """Whether a socket in ``side``'s seat (None: a spectator) may see this event."""

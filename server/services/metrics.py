@@ -124,7 +124,7 @@ class Metrics:
 
     def fanned_out(self, game_id: str, item: Any, sockets: int) -> None:
         self.frames.inc(sockets)
-        if self._arrivals and type(item) is RoomEvent and type(item.message) is m.Moved:
+        if self._arrivals and type(item) is RoomEvent and item.tag == m.Moved.t:
             arrived = self._arrivals.pop(game_id, None)
             if arrived is not None:
                 self.relay.observe(time.perf_counter() - arrived)

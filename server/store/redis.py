@@ -27,8 +27,11 @@ A game over expires (the three keys above) ``finished_kept_ms`` after its last c
   at that version, msgpack); ``kondavo:{:lobby}:log`` list: its last ``LOBBY_KEPT``
   changes, oldest first (``_LOBBY_COMMIT`` writes both and publishes ``L`` + the
   changes on ``kondavo:{:lobby}:events``, a compare-and-set on the version as for a game)
-- channel ``kondavo:{<id>}:events``: ``E`` + the commit's events (concatenated msgpack
-  values) or ``N`` + one unversioned notice (the spectator count). A channel is no key:
+- channel ``kondavo:{<id>}:events``: ``R`` + the committed record (a msgpack bin) + the
+  commit's events (concatenated msgpack values), or ``N`` + one unversioned notice (the
+  spectator count); ``E`` + events alone, from a node older than the record's
+  riding along, is still understood. The record rides along so that a node whose
+  player moves next has it without a read (``cached``). A channel is no key:
   plain PUBLISH reaches every node of a cluster, also from inside a script. Both kinds
   are published by scripts on the game's slot, so on a cluster one master sends all of
   a game's messages, and every node receives them in the order they were sent.
@@ -70,9 +73,10 @@ import logging
 import ssl
 import time
 import zlib
+from collections import deque
 from collections.abc import Awaitable
 from functools import cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast, get_args
 from urllib.parse import unquote, urlparse
 
 import hiredis
@@ -96,7 +100,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol import messages as m
 from protocol.messages import ServerMessage, packer
-from server.core.events import RoomEvent
+from server.core.events import Audience, RoomEvent
 from server.core.history import HISTORY_KEPT
 from server.core.record import GameRecord, SeatRecord
 from server.store.base import LOBBY, LOBBY_KEPT, RESYNC, Listener, Resync, StoreUnavailable
@@ -248,12 +252,13 @@ async def call(awaitable: Awaitable[Any], timeout_s: float | None) -> Any:
 
 # KEYS: game, log, deadlines, waiting, live, spectators (one shard: one slot)
 # ARGV: expected version, new version, record, deadline|'', keep, waiting 0|1, live 0|1,
-#       created_at, channel, game id, expiry ms|'' (the game is over), event...
+#       created_at, channel, game id, expiry ms|'' (the game is over), the record's
+#       msgpack bin header, event...
 _COMMIT = """
 local stored = redis.call('HGET', KEYS[1], 'v')
 if stored == false or tonumber(stored) ~= tonumber(ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'rec', ARGV[3])
-local first = 12
+local first = 13
 local id = ARGV[10]
 if ARGV[11] ~= '' then
   redis.call('PEXPIRE', KEYS[1], ARGV[11])
@@ -276,7 +281,7 @@ else redis.call('ZREM', KEYS[4], id) end
 if ARGV[7] == '1' then redis.call('ZADD', KEYS[5], ARGV[8], id)
 else redis.call('ZREM', KEYS[5], id) end
 if #ARGV >= first then
-  redis.call('PUBLISH', ARGV[9], 'E' .. table.concat(ARGV, '', first, #ARGV))
+  redis.call('PUBLISH', ARGV[9], 'R' .. ARGV[12] .. ARGV[3] .. table.concat(ARGV, '', first, #ARGV))
 end
 return 1
 """
@@ -438,6 +443,48 @@ def _concatenated(body: bytes) -> list[bytes]:
     return found
 
 
+# An entry's head for each audience: all that comes before the event's frame.
+_ENTRY_HEADS = {_ENTRY_HEAD + _pack(a) + _ENTRY_MESSAGE: a for a in get_args(Audience)}
+_EVENT_TAGS = frozenset(t for t, kind in m.SERVER_MESSAGES.items() if issubclass(kind, m.Event))
+
+
+def _relayed(entry: bytes) -> RoomEvent:
+    """A stored entry as its event, undecoded (``RoomEvent.undecoded``): its frame as
+    written, with the type and version read from the frame's first fields (``encode``
+    writes ``t`` and then ``v``). An entry laid out otherwise is decoded whole."""
+    cut = len(_ENTRY_HEAD) + 1 + (entry[len(_ENTRY_HEAD)] & 0x1F) + len(_ENTRY_MESSAGE)
+    audience = _ENTRY_HEADS.get(entry[:cut])
+    if audience is not None:
+        unpacker = msgpack.Unpacker(raw=False)
+        unpacker.feed(entry[cut:])
+        with contextlib.suppress(Exception):  # not as expected: decoded whole below
+            unpacker.read_map_header()
+            if unpacker.unpack() == "t":
+                tag = unpacker.unpack()
+                if tag in _EVENT_TAGS and unpacker.unpack() == "v":
+                    v = unpacker.unpack()
+                    if type(v) is int:
+                        return RoomEvent.undecoded(entry[cut:], audience, tag, v)
+    return RoomEvent.from_dict(msgpack.unpackb(entry, raw=False, strict_map_key=False))
+
+
+def _bin_header(size: int) -> bytes:
+    """The msgpack header of ``size`` bytes of binary (the record on the channel)."""
+    if size < 0x100:
+        return b"\xc4" + size.to_bytes(1, "big")
+    if size < 0x10000:
+        return b"\xc5" + size.to_bytes(2, "big")
+    return b"\xc6" + size.to_bytes(4, "big")
+
+
+def _split_record(body: bytes) -> tuple[bytes, bytes]:
+    """A channel message's record (a msgpack bin) and the events after it."""
+    width = {0xC4: 1, 0xC5: 2, 0xC6: 4}[body[0]]
+    start = 1 + width
+    end = start + int.from_bytes(body[1:start], "big")
+    return body[start:end], body[end:]
+
+
 def _record(stored: bytes) -> GameRecord:
     return GameRecord.from_dict(msgpack.unpackb(stored, raw=False, strict_map_key=False))
 
@@ -514,7 +561,8 @@ class RedisStore:
         self._lobby_commit = scripts.register_script(_LOBBY_COMMIT)
         self._lobby_since = scripts.register_script(_LOBBY_SINCE)
         self._lobby_keys = [f"{prefix}:{{{LOBBY}}}:listing", f"{prefix}:{{{LOBBY}}}:log"]
-        self._claim = self._redis.register_script(_CLAIM)  # run in a redis-py pipeline
+        self._claim = self._redis.register_script(_CLAIM)  # once per shard: _on_every_shard
+        self._claim_piped = None if self._pipe is None else self._pipe.register_script(_CLAIM)
         self._remember = self._redis.register_script(_REMEMBER)
         self._forget_game = self._redis.register_script(_FORGET)
         self._player_games = self._redis.register_script(_PLAYER_GAMES)
@@ -524,9 +572,11 @@ class RedisStore:
             node_url or url, self._channel, self._dispatch, timeout_s, self._other_nodes
         )
         self._listeners: dict[str, list[Listener]] = {}
-        # Per subscribed game: the record this node last committed (see ``cached``), and
-        # the events it committed whose channel message has not come back yet, by entry.
-        self._recent: dict[str, GameRecord] = {}
+        # Per subscribed game: the record of its last commit (see ``cached``): this node's
+        # own, or another's as its channel message brought it (bytes, until it is wanted);
+        # and the events this node committed whose channel message has not come back yet,
+        # by entry.
+        self._recent: dict[str, GameRecord | bytes] = {}
         self._sent: dict[str, dict[bytes, RoomEvent]] = {}
         # the clock: Redis TIME at one local monotonic instant
         self._resync_s = clock_resync_s
@@ -567,10 +617,15 @@ class RedisStore:
                 raise StoreUnavailable(f"redis: {type(exc).__name__}") from exc
             raise
 
-    async def _on_every_shard(self, script: Any, keys: Any, args: list[Any]) -> list[Any]:
+    async def _on_every_shard(
+        self, script: Any, keys: Any, args: list[Any], piped: Any = None
+    ) -> list[Any]:
         """Run ``script`` once per shard, on ``keys(shard)``: each run is in one slot.
 
-        A single Redis gets them as one pipeline; on a cluster they go to their
+        A single Redis gets them as one pipeline: on the store's pipe when there is one
+        (``piped``, the script registered there), where the timekeeper's claims, ten
+        times a second on every node, cost a fifth of what redis-py's pipeline did (it
+        also asks Redis whether the script is loaded, every time); on a cluster they go to their
         masters concurrently (redis-py's cluster pipeline would not load a script), and
         the shards whose master is away are left out (what the others did is kept:
         claimed timers are not dropped) unless every one is away.
@@ -584,6 +639,9 @@ class RedisStore:
             if all(isinstance(each, StoreUnavailable) for each in done):
                 raise done[0]
             return [each for each in done if not isinstance(each, BaseException)]
+        if piped is not None:
+            each = [(keys(shard), args) for shard in range(SHARDS)]
+            return list(await self._call(piped.each(each), piped=True))
         async with self._redis.pipeline(transaction=False) as pipe:
             for shard in range(SHARDS):
                 await script(keys=keys(shard), args=args, client=pipe)
@@ -672,6 +730,7 @@ class RedisStore:
         waiting, live = _listed(record)
         keys = self.keys_of(game_id)
         entries = [_entry(event) for event in events]
+        stored = _pack_record(record)
         # This node's subscription will bring these entries back: remember the events
         # they are, by their bytes, so ``_dispatch`` hands out these objects (frames
         # already encoded) rather than decoding and validating them again. Noted before
@@ -695,7 +754,7 @@ class RedisStore:
                     args=[
                         expected_version,
                         record.version,
-                        _pack_record(record),
+                        stored,
                         "" if deadline is None else deadline,
                         self._keep,
                         waiting,
@@ -704,6 +763,7 @@ class RedisStore:
                         self._channel(game_id),
                         game_id,
                         self._finished_kept_ms if record.over else "",
+                        _bin_header(len(stored)),
                         *entries,
                     ],
                 ),
@@ -720,9 +780,18 @@ class RedisStore:
         return True
 
     def cached(self, game_id: str) -> GameRecord | None:
-        """The record this node last committed, while no other node's event has come in
-        since: for ``Games.run``, whose commit (a compare-and-set) refuses it if stale."""
-        return self._recent.get(game_id)
+        """The record of the game's last commit this node knows of: its own, or the one
+        another node's commit brought along on the channel (decoded now, when it is
+        wanted). For ``Games.run``, whose commit (a compare-and-set) refuses it if stale."""
+        recent = self._recent.get(game_id)
+        if type(recent) is bytes:
+            try:
+                recent = self._recent[game_id] = _record(recent)
+            except Exception:
+                log.exception("game %s: undecodable record on the channel", game_id)
+                del self._recent[game_id]
+                return None
+        return recent  # type: ignore[return-value]
 
     def _forget(self, game_id: str, entries: list[bytes]) -> None:
         """A commit that did not happen: neither its record nor its events are this
@@ -738,7 +807,7 @@ class RedisStore:
         found = await self._call(self._events_since(keys=[keys.game, keys.log], args=[version]))
         if found is None or found[1] is None:
             return None
-        events = [RoomEvent.from_dict(msgpack.unpackb(e, raw=False)) for e in found[1]]
+        events = [_relayed(entry) for entry in found[1]]
         if events and (events[0].v != version + 1 or events[-1].v != found[0]):
             log.error("game %s: log out of step with version %s", game_id, found[0])
             return None
@@ -879,6 +948,7 @@ class RedisStore:
             self._claim,
             lambda shard: [self._shards[shard][0]],
             [now, self._lease_ms, self._claim_limit],
+            self._claim_piped,
         )
         return [_text(game_id) for batch in claimed for game_id in batch]
 
@@ -937,8 +1007,11 @@ class RedisStore:
         assert payload is not None
         kind, body = payload[:1], payload[1:]
         try:
-            if kind == b"E":
-                items: list[Any] = self._events(game_id, body)
+            if kind == b"R":
+                stored, body = _split_record(body)
+                items: list[Any] = self._events(game_id, body, stored)
+            elif kind == b"E":
+                items = self._events(game_id, body, None)
             elif kind == b"L":
                 items = [_lobby_change(entry) for entry in _concatenated(body)]
             else:
@@ -950,13 +1023,15 @@ class RedisStore:
         for item in items:
             self._tell(game_id, item)
 
-    def _events(self, game_id: str, body: bytes) -> list[RoomEvent]:
-        """A commit's events from its channel message: this node's own as committed,
-        any other node's decoded (and then this node's copy of the record is stale)."""
+    def _events(self, game_id: str, body: bytes, stored: bytes | None) -> list[RoomEvent]:
+        """A commit's events from its channel message: this node's own as committed, any
+        other node's relayed as their frames came (``_relayed``). Another node's commit
+        also replaces this node's copy of the record, by ``stored`` if it came along."""
         mine = self._sent.get(game_id)
         unpacker = msgpack.Unpacker()
         unpacker.feed(body)
         events, start = [], 0
+        theirs = False
         while start < len(body):
             unpacker.skip()
             end = unpacker.tell()
@@ -964,9 +1039,14 @@ class RedisStore:
             start = end
             event = mine.pop(entry, None) if mine else None
             if event is None:
-                self._recent.pop(game_id, None)
-                event = RoomEvent.from_dict(msgpack.unpackb(entry, raw=False, strict_map_key=False))
+                theirs = True
+                event = _relayed(entry)
             events.append(event)
+        if theirs:
+            if stored is None:
+                self._recent.pop(game_id, None)
+            else:
+                self._recent[game_id] = stored
         return events
 
     def _tell(self, game_id: str, item: Any) -> None:
@@ -998,6 +1078,74 @@ class RedisStore:
         await self._redis.aclose()
 
 
+class _Channel(asyncio.Protocol):
+    """The subscriber's socket. Channel messages are handed on as ``data_received``
+    parses them: no task wakes for each, where a stream reader woke the subscriber's
+    for every message, on every node, for every move (``bench/capacity.py``: two nodes
+    receive each move's message twice). Other replies go to ``expect``'s futures, in
+    order; subscription confirmations to ``confirmed``."""
+
+    def __init__(self, dispatch: Any, confirmed: Any) -> None:
+        self._dispatch = dispatch
+        self._confirmed = confirmed
+        self.parser = hiredis.Reader()
+        self.transport: asyncio.Transport | None = None
+        self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.heard = False  # anything came in since the last look
+        self._replies: deque[asyncio.Future[Any]] = deque()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)
+
+    def expect(self) -> asyncio.Future[Any]:
+        """A future for the next reply that is neither a message nor a confirmation."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._replies.append(future)
+        return future
+
+    def data_received(self, data: bytes) -> None:
+        self.heard = True
+        self.parser.feed(data)
+        while True:
+            try:
+                reply = self.parser.gets()
+            except hiredis.ProtocolError:  # not Redis speaking: start over
+                self.close()
+                return
+            if reply is False:
+                return
+            if isinstance(reply, list) and reply:
+                kind = reply[0]
+                if kind == b"message":
+                    channel = reply[1].decode()
+                    self._dispatch(channel.split("{", 1)[1].rsplit("}", 1)[0], reply[2])
+                    continue
+                if kind in (b"subscribe", b"unsubscribe"):
+                    self._confirmed(kind[:3] + b":" + reply[1])
+                    continue
+            if self._replies:  # a handshake's reply; a PING's goes nowhere
+                future = self._replies.popleft()
+                if not future.done():
+                    future.set_result(reply)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.closed.done():
+            self.closed.set_result(None)
+        while self._replies:
+            future = self._replies.popleft()
+            if not future.done():
+                future.set_exception(ConnectionError("redis closed the connection"))
+
+    def write(self, data: bytes) -> None:
+        if self.transport is None or self.transport.is_closing():
+            raise ConnectionError("redis pub/sub: the connection is closed")
+        self.transport.write(data)
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.abort()  # connection_lost follows
+
+
 class _Subscriber:
     """One pub/sub connection per node, re-established (and resubscribed) when it dies.
 
@@ -1007,6 +1155,9 @@ class _Subscriber:
     them all): the one in the URL first, and when that fails the others it knows of
     (``other_nodes``), in turn.
     """
+
+    # Quiet this long: PING; quiet as long again: the connection is taken for dead.
+    QUIET_S = 15.0
 
     def __init__(
         self,
@@ -1028,7 +1179,7 @@ class _Subscriber:
         self._dispatch = dispatch
         self._timeout = timeout_s
         self.games: Any = list  # () -> the game ids that should be subscribed
-        self._writer: asyncio.StreamWriter | None = None
+        self._connection: _Channel | None = None
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
         self._confirm: dict[bytes, list[asyncio.Future[None]]] = {}
@@ -1048,8 +1199,8 @@ class _Subscriber:
     async def _send_and_confirm(self, command: bytes, game_id: str) -> None:
         if self._task is None:
             await self.start()
-        writer = self._writer
-        if writer is None or not self._ready.is_set():
+        connection = self._connection
+        if connection is None or not self._ready.is_set():
             raise StoreUnavailable("redis: the pub/sub connection is down")
         channel = self._channel(game_id).encode()
         # Wait for Redis to confirm: only then is a snapshot read afterwards sure to be
@@ -1057,11 +1208,19 @@ class _Subscriber:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._confirm.setdefault(command.lower()[:3] + b":" + channel, []).append(future)
         try:
-            writer.write(_resp(command, channel))
-            await writer.drain()
+            connection.write(_resp(command, channel))
             await asyncio.wait_for(future, self._timeout)
         except (TimeoutError, OSError) as exc:
             raise StoreUnavailable("redis: pub/sub did not confirm") from exc
+
+    def _confirmed(self, key: bytes) -> None:
+        waiting = self._confirm.get(key)
+        if waiting:
+            future = waiting.pop(0)
+            if not waiting:
+                del self._confirm[key]
+            if not future.done():
+                future.set_result(None)
 
     def _address(self) -> tuple[str, int]:
         """The URL's node on the first attempt after a success, then the others in turn."""
@@ -1074,35 +1233,37 @@ class _Subscriber:
 
     async def _run(self) -> None:
         backoff = 0.05
+        loop = asyncio.get_running_loop()
         while True:
             try:
                 host, port = self._address()
                 self._attempt += 1
-                reader, writer = await asyncio.wait_for(
-                    asyncio.open_connection(
+                _, connection = await asyncio.wait_for(
+                    loop.create_connection(
+                        lambda: _Channel(self._dispatch, self._confirmed),
                         host,
                         port,
                         ssl=ssl.create_default_context() if self._tls else None,
                     ),
                     self._timeout,
                 )
-                self._writer = writer
-                parser = hiredis.Reader()
-                await self._handshake(reader, parser)
+                self._connection = connection
+                await self._handshake(connection)
                 # Read the games and mark the connection ready with no await in between,
                 # so a game subscribed meanwhile is either in this list or sent itself.
                 games = list(self.games())
                 if games:
-                    writer.write(_resp(b"SUBSCRIBE", *(self._channel(g).encode() for g in games)))
+                    connection.write(
+                        _resp(b"SUBSCRIBE", *(self._channel(g).encode() for g in games))
+                    )
                 self.connects += 1
                 self._attempt = 0
                 self._ready.set()
-                await writer.drain()
                 if self.connects > 1:
                     log.warning("redis pub/sub re-established; resyncing %d games", len(games))
                     self._dispatch(None, None)
                 backoff = 0.05
-                await self._read(reader, parser)
+                await self._watch(connection)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -1110,9 +1271,9 @@ class _Subscriber:
                     log.warning("redis pub/sub connection lost: %s", type(exc).__name__)
             finally:
                 self._ready.clear()
-                if self._writer is not None:
-                    self._writer.close()
-                    self._writer = None
+                if self._connection is not None:
+                    self._connection.close()
+                    self._connection = None
                 for futures in self._confirm.values():
                     for future in futures:
                         if not future.done():
@@ -1121,55 +1282,36 @@ class _Subscriber:
             await asyncio.sleep(backoff)
             backoff = min(1.0, backoff * 2)
 
-    async def _handshake(self, reader: asyncio.StreamReader, parser: hiredis.Reader) -> None:
-        assert self._writer is not None
+    async def _handshake(self, connection: _Channel) -> None:
         if self._password is not None:
             auth = [b"AUTH", self._password.encode()]
             if self._username is not None:
                 auth.insert(1, self._username.encode())
-            self._writer.write(_resp(*auth))
-            await self._writer.drain()
-            reply = await asyncio.wait_for(_reply(reader, parser), self._timeout)
+            authed = connection.expect()
+            connection.write(_resp(*auth))
+            reply = await asyncio.wait_for(authed, self._timeout)
             if isinstance(reply, hiredis.ReplyError):
                 raise ConnectionError("redis: AUTH refused")
-        self._writer.write(_resp(b"CLIENT", b"SETNAME", b"kondavo-pubsub"))
-        await self._writer.drain()
-        await asyncio.wait_for(_reply(reader, parser), self._timeout)
+        named = connection.expect()
+        connection.write(_resp(b"CLIENT", b"SETNAME", b"kondavo-pubsub"))
+        await asyncio.wait_for(named, self._timeout)
 
-    async def _read(self, reader: asyncio.StreamReader, parser: hiredis.Reader) -> None:
-        assert self._writer is not None
+    async def _watch(self, connection: _Channel) -> None:
+        """Until the connection closes; one quiet period: PING, two: taken for dead.
+        One timer per period, not one per message."""
         pinged = False
         while True:
-            try:
-                # Replies already parsed first: a timeout (a timer) only for a real wait.
-                reply = parser.gets()
-                if reply is False:
-                    async with asyncio.timeout(15.0):
-                        reply = await _reply(reader, parser)
-            except TimeoutError:
-                # Quiet for a while: make sure the connection is still there.
-                if pinged:
-                    raise ConnectionError("redis pub/sub: no answer to PING") from None
-                self._writer.write(_resp(b"PING"))
-                await self._writer.drain()
-                pinged = True
+            connection.heard = False
+            done, _ = await asyncio.wait([connection.closed], timeout=self.QUIET_S)
+            if done:
+                raise ConnectionError("redis closed the pub/sub connection")
+            if connection.heard:
+                pinged = False
                 continue
-            pinged = False
-            if not isinstance(reply, list) or not reply:
-                continue
-            kind = reply[0]
-            if kind == b"message":
-                channel = reply[1].decode()
-                self._dispatch(channel.split("{", 1)[1].rsplit("}", 1)[0], reply[2])
-            elif kind in (b"subscribe", b"unsubscribe"):
-                key = kind[:3] + b":" + reply[1]
-                waiting = self._confirm.get(key)
-                if waiting:
-                    future = waiting.pop(0)
-                    if not waiting:
-                        del self._confirm[key]
-                    if not future.done():
-                        future.set_result(None)
+            if pinged:
+                raise ConnectionError("redis pub/sub: no answer to PING")
+            connection.write(_resp(b"PING"))
+            pinged = True
 
     async def close(self) -> None:
         if self._task is not None:
@@ -1177,17 +1319,6 @@ class _Subscriber:
             with contextlib.suppress(BaseException):
                 await self._task
             self._task = None
-
-
-async def _reply(reader: asyncio.StreamReader, parser: hiredis.Reader) -> Any:
-    while True:
-        reply = parser.gets()
-        if reply is not False:
-            return reply
-        chunk = await reader.read(65536)
-        if not chunk:
-            raise ConnectionError("redis closed the connection")
-        parser.feed(chunk)
 
 
 def _resp(*parts: bytes) -> bytes:

@@ -183,6 +183,21 @@ class Pipe:
             raise ResponseError(str(reply))
         return reply
 
+    async def calls(self, commands: Sequence[tuple[Arg, ...]]) -> list[Any]:
+        """Send several commands in one write; their replies in order, an error reply
+        as the ``hiredis.ReplyError`` it came as (the caller decides about each)."""
+        connection = self._connection
+        if connection is None or connection.lost:
+            connection = await self._connect()
+        sent = [connection.send(_packed(c)) for c in commands]
+        # gather on futures makes no task; it also takes every exception, so a lost
+        # connection leaves no future whose error nobody retrieved.
+        replies = await asyncio.gather(*sent, return_exceptions=True)
+        for reply in replies:  # an error reply is a result, an exception only a lost call
+            if isinstance(reply, BaseException) and not isinstance(reply, hiredis.ReplyError):
+                raise reply
+        return replies
+
     def register_script(self, source: str) -> Script:  # redis-py's name for it
         return Script(self, source)
 
@@ -249,3 +264,17 @@ class Script:
             if not str(exc).startswith("NOSCRIPT"):
                 raise
         return await self._pipe.call("EVAL", self._source, len(keys), *keys, *args)
+
+    async def each(self, runs: Sequence[tuple[Sequence[Arg], Sequence[Arg]]]) -> list[Any]:
+        """The script once per (keys, args), all in one write: their replies in order.
+        Those Redis did not run for want of the script are run again by ``EVAL``."""
+        replies = await self._pipe.calls(
+            [("EVALSHA", self._sha, len(keys), *keys, *args) for keys, args in runs]
+        )
+        for i, reply in enumerate(replies):
+            if isinstance(reply, hiredis.ReplyError) and str(reply).startswith("NOSCRIPT"):
+                keys, args = runs[i]
+                replies[i] = await self._pipe.call("EVAL", self._source, len(keys), *keys, *args)
+            elif isinstance(reply, hiredis.ReplyError):
+                raise ResponseError(str(reply))
+        return replies

@@ -45,7 +45,7 @@ class GameStream:
         if (
             type(item) is RoomEvent
             and item.v == self.last_v + 1
-            and type(item.message) is not m.Rematch
+            and item.tag != m.Rematch.t
             and self.outbox.write_now(item.frame_for(self.side))
         ):
             self.last_v = item.v
@@ -110,8 +110,10 @@ class GameStream:
             return
         await self.outbox.write_frame(event.frame_for(self.side))
         self.last_v = event.v
-        if isinstance(event.message, m.Rematch) and self.side is not None:
-            await self._send_rematch_seat(event.message.game)
+        if event.tag == m.Rematch.t and self.side is not None:
+            rematch = event.message
+            assert isinstance(rematch, m.Rematch)
+            await self._send_rematch_seat(rematch.game)
 
     async def _send_rematch_seat(self, game_id: str) -> None:
         """Tell this player, and only this player, its seat in the rematch."""

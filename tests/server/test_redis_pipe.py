@@ -80,6 +80,23 @@ async def test_a_script_is_loaded_again_after_redis_forgets_it(url, redis_server
         pipe.close()
 
 
+async def test_a_script_run_for_many_inputs_at_once_is_loaded_again_where_forgotten(
+    url, redis_server
+):
+    pipe = Pipe(url, name="pipe-under-test")
+    try:
+        count = pipe.register_script("return redis.call('INCRBY', KEYS[1], ARGV[1])")
+        runs = [([f"n{i}"], [i]) for i in range(16)]
+        assert await count.each(runs) == list(range(16))
+        redis_server.client().script_flush()
+        assert await count.each(runs) == [2 * i for i in range(16)]  # each ran once more
+        with pytest.raises(ResponseError, match="not an integer"):
+            await count.each([(["n1"], [1]), (["text"], ["not a number"])])
+        assert await pipe.call("GET", "n1") == b"3"  # the runs before it did run
+    finally:
+        pipe.close()
+
+
 async def test_a_redis_that_stops_answering_fails_the_waiting_calls_and_is_found_again(
     url, redis_server
 ):

@@ -9,8 +9,11 @@ each test.
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from collections.abc import AsyncIterator, Iterator
 
+import msgpack
 import pytest
 from redis_server import (
     RedisClusterServers,
@@ -23,6 +26,7 @@ from redis_server import (
 from protocol import messages as m
 from server.core import room
 from server.core.commands import Join, Sent, Tick
+from server.core.events import RoomEvent
 from server.core.history import HISTORY_KEPT
 from server.services.games import Games
 from server.store import MemoryStore
@@ -442,7 +446,9 @@ async def test_a_node_that_missed_another_nodes_write_still_applies_commands_onc
             await each.close()
 
 
-async def test_a_nodes_own_events_come_back_as_committed_and_others_decoded(redis_url):
+async def test_a_nodes_own_events_come_back_as_committed_and_others_with_their_record(
+    redis_url,
+):
     a, b = RedisStore(redis_url), RedisStore(redis_url)
     for each in (a, b):
         await each.start()
@@ -455,9 +461,39 @@ async def test_a_nodes_own_events_come_back_as_committed_and_others_decoded(redi
         theirs = await Games(b).run("g1", Sent("white", m.SendChat(text="from b")))
         await heard_until(heard, 2)
         assert heard[0] is mine.events[0]
-        assert heard[1] is not theirs.events[0] and heard[1] == theirs.events[0]
+        # Relayed as the bytes B committed, its type and version known without decoding.
+        assert heard[1] is not theirs.events[0]
         assert heard[1].frame() == theirs.events[0].frame()
-        assert a.cached("g1") is None  # another node wrote since
+        assert (heard[1].v, heard[1].tag) == (theirs.events[0].v, m.ChatLine.t)
+        assert heard[1] == theirs.events[0]  # and decoded when read
+        # Another node wrote since: A's copy is the record B committed, as it came along.
+        cached = a.cached("g1")
+        assert cached is not theirs.record and cached == theirs.record
+        assert cached == await a.load("g1")
+    finally:
+        for each in (a, b):
+            await each.close()
+
+
+async def test_a_commit_published_without_its_record_leaves_no_copy(redis_url):
+    """A node older than the record riding along publishes the events alone (``E``):
+    the others understand it, and read the record when they next need it."""
+    a, b = RedisStore(redis_url), RedisStore(redis_url)
+    for each in (a, b):
+        await each.start()
+    try:
+        heard: list = []
+        await a.subscribe("g1", lambda g, i: heard.append(i))
+        await Games(a).create(fresh_record())
+        await Games(a).run("g1", Sent("white", m.SendChat(text="from a")))
+        await heard_until(heard, 1)
+        assert a.cached("g1") is not None
+        event = RoomEvent(m.ChatLine(v=9, channel="players", by="black", text="old"), "players")
+        entry = msgpack.packb(event.to_dict(), use_bin_type=True)
+        await b._redis.publish(b._channel("g1"), b"E" + entry)
+        await heard_until(heard, 2)
+        assert heard[1] == event and heard[1].frame() == event.frame()
+        assert a.cached("g1") is None
     finally:
         for each in (a, b):
             await each.close()
@@ -519,6 +555,35 @@ async def test_a_restarted_redis_is_found_again_without_a_new_store():
         assert [e.message.text for e in await store.events_since("g1", 0)] == ["a", "b"]
         await heard_until(heard, 3)
         assert heard[-1].v == 2
+        await store.close()
+    finally:
+        server.cleanup()
+
+
+async def test_a_silent_pubsub_connection_is_pinged_then_replaced_and_listeners_resync():
+    """A Redis that stops answering (a dropped route sends nothing, not even a reset):
+    after a quiet period the subscriber pings, after a second one it takes the
+    connection for dead, and once Redis answers again its listeners resync."""
+    server = redis_server_or_skip()
+    try:
+        store = RedisStore(server.url, timeout_s=0.5)
+        store._subscriber.QUIET_S = 0.3
+        await store.start()
+        await store.create(fresh_record())
+        heard: list = []
+        await store.subscribe("g1", lambda g, i: heard.append(i))
+        await asyncio.sleep(0.5)  # a quiet period while Redis answers: no harm done
+        assert store._subscriber.connects == 1
+        os.kill(server.process.pid, signal.SIGSTOP)
+        try:
+            await asyncio.sleep(1.0)  # more than two quiet periods
+        finally:
+            os.kill(server.process.pid, signal.SIGCONT)
+        await heard_until(heard, 1)
+        assert heard == [RESYNC] and store._subscriber.connects >= 2
+        await Games(store).run("g1", Sent("white", m.SendChat(text="after")))
+        await heard_until(heard, 2)
+        assert heard[1].v == 1
         await store.close()
     finally:
         server.cleanup()
