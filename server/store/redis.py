@@ -104,7 +104,7 @@ from server.core.events import Audience, RoomEvent
 from server.core.history import HISTORY_KEPT
 from server.core.record import GameRecord, SeatRecord
 from server.store.base import LOBBY, LOBBY_KEPT, RESYNC, Listener, Resync, StoreUnavailable
-from server.store.redis_pipe import Pipe
+from server.store.redis_pipe import Pipe, replies
 
 log = logging.getLogger(__name__)
 
@@ -1105,15 +1105,7 @@ class _Channel(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self.heard = True
-        self.parser.feed(data)
-        while True:
-            try:
-                reply = self.parser.gets()
-            except hiredis.ProtocolError:  # not Redis speaking: start over
-                self.close()
-                return
-            if reply is False:
-                return
+        for reply in replies(self.parser, data, self.close):
             if isinstance(reply, list) and reply:
                 kind = reply[0]
                 if kind == b"message":

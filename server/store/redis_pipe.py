@@ -29,7 +29,7 @@ import asyncio
 import hashlib
 import ssl
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, cast
 
 import hiredis
@@ -42,6 +42,25 @@ Arg = bytes | str | int | float
 def _packed(args: tuple[Arg, ...]) -> bytes:
     # hiredis's type stub declares a one-element tuple; it takes any number.
     return hiredis.pack_command(args)  # type: ignore[arg-type]
+
+
+def replies(parser: hiredis.Reader, data: bytes, garbled: Callable[[], None]) -> Iterator[Any]:
+    """Feeds ``data`` to ``parser`` and yields each whole reply it then holds, in order.
+
+    Bytes that are not RESP (not Redis speaking) call ``garbled`` (the connection
+    closes itself, to start over) and end the replies. Shared by the pipe's connection
+    and the store's pub/sub one (``redis._Channel``).
+    """
+    parser.feed(data)
+    while True:
+        try:
+            reply = parser.gets()
+        except hiredis.ProtocolError:
+            garbled()
+            return
+        if reply is False:
+            return
+        yield reply
 
 
 class _Connection(asyncio.Protocol):
@@ -81,15 +100,7 @@ class _Connection(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self._heard = True
-        self.parser.feed(data)
-        while True:
-            try:
-                reply = self.parser.gets()
-            except hiredis.ProtocolError:  # not Redis speaking: start over
-                self.close()
-                return
-            if reply is False:
-                return
+        for reply in replies(self.parser, data, self.close):
             if not self.waiting:  # a reply nobody asked for: out of step, start over
                 self.close()
                 return

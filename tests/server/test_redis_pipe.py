@@ -8,13 +8,14 @@ import asyncio
 import os
 import signal
 
+import hiredis
 import pytest
 import redis
 from redis.exceptions import ResponseError
 from redis_server import RedisServer
 
 from server.store.redis import RedisStore
-from server.store.redis_pipe import Pipe
+from server.store.redis_pipe import Pipe, replies
 
 
 @pytest.fixture
@@ -207,3 +208,42 @@ async def test_a_store_url_with_options_the_pipe_ignores_keeps_redis_py_for_ever
         assert "kondavo" not in names, names
     finally:
         await store.close()
+
+
+def test_replies_come_whole_however_the_bytes_are_cut():
+    parser = hiredis.Reader()
+    garbled: list[None] = []
+    stream = b"+OK\r\n$5\r\nhello\r\n*2\r\n:1\r\n:2\r\n"
+    got = []
+    for i in range(0, len(stream), 3):  # three bytes at a time: most cuts fall mid-reply
+        got += replies(parser, stream[i : i + 3], lambda: garbled.append(None))
+    assert got == [b"OK", b"hello", [1, 2]]
+    assert garbled == []
+
+
+def test_bytes_that_are_not_redis_end_the_replies_and_say_so_once():
+    garbled: list[None] = []
+    got = list(replies(hiredis.Reader(), b":7\r\n<html>\r\n:8\r\n", lambda: garbled.append(None)))
+    assert got == [7]
+    assert garbled == [None]
+
+
+async def test_a_server_that_is_not_redis_fails_the_call():
+    async def not_redis(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(100)
+        writer.write(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+        await writer.drain()
+        await reader.read()  # until the pipe hangs up
+        writer.close()
+
+    server = await asyncio.start_server(not_redis, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    pipe = Pipe(f"redis://127.0.0.1:{port}/0")
+    try:
+        async with asyncio.timeout(5):  # a hang would fail here, not forever
+            with pytest.raises(ConnectionError):
+                await pipe.call("PING")
+    finally:
+        pipe.close()
+        server.close()
+        await server.wait_closed()
