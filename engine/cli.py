@@ -8,6 +8,7 @@ import sys
 import time
 from typing import NoReturn
 
+from . import accel
 from .errors import EngineError
 from .perft import perft, perft_fast
 from .position import Position
@@ -45,11 +46,21 @@ def cmd_variants(args: argparse.Namespace) -> None:
 
 
 def cmd_perft(args: argparse.Namespace) -> None:
+    """Counted in C where the accelerator is built (KONDAVO_ENGINE=python: never), else
+    by the Python fast perft; a position beyond the C limits falls back to Python."""
     pos = _position(args.variant, args.fen)
     cache: dict[tuple[int, int, int, int, int], int] = {}
+    use_c = accel.available()
     for depth in range(1, args.depth + 1):
         start = time.perf_counter()
-        nodes = perft_fast(pos, depth, args.keep_duplicates, cache)
+        nodes = -1
+        if use_c:
+            try:
+                nodes = accel.perft(pos, depth, args.keep_duplicates)
+            except OverflowError:
+                use_c = False
+        if nodes < 0:
+            nodes = perft_fast(pos, depth, args.keep_duplicates, cache)
         print(f"{depth} {nodes} {time.perf_counter() - start:.3f}", flush=True)
 
 

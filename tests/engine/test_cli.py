@@ -1,20 +1,28 @@
 """``python -m engine``: output formats and bad input (exit 2, one line on stderr)."""
 
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 
 
-def run(*args):
+def run(*args, env=None):
     return subprocess.run(
-        [sys.executable, "-m", "engine", *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "engine", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
     )
 
 
-def test_perft_prints_one_line_per_depth():
-    out = run("perft", "international", "4")
+# perft counts in C where the accelerator is built, in Python with KONDAVO_ENGINE=python.
+@pytest.mark.parametrize("engine", ["default", "python"])
+def test_perft_prints_one_line_per_depth(engine):
+    env = {**os.environ, "KONDAVO_ENGINE": "python"} if engine == "python" else None
+    out = run("perft", "international", "4", env=env)
     assert out.returncode == 0
     lines = [line.split() for line in out.stdout.splitlines()]
     assert [(int(d), int(n)) for d, n, _ in lines] == [(1, 9), (2, 81), (3, 658), (4, 4265)]
