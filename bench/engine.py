@@ -9,7 +9,11 @@ py-draughts also imports as ``draughts``, so it lives in its own virtual environ
     python3 -m venv /tmp/pyd && /tmp/pyd/bin/pip install py-draughts
 
 Both libraries run the same perft loop over their public API (generate the legal
-moves, play each, recurse). The last line is one JSON object with every figure.
+moves, play each, recurse). Where the optional C accelerator (engine._accel) is built,
+its perft (no transposition table, last ply counted) and its move generation (Moves
+built for Python, as Position.legal_moves() gives them) are timed in the same run, with
+their ratio to the Python figures; ``KONDAVO_ENGINE=python`` leaves them out. The last
+line is one JSON object with every figure.
 py-draughts gets English wrong (captures optional), so only International,
 Brazilian and Russian are compared.
 """
@@ -27,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import VARIANTS, Position, get_rules  # noqa: E402
+from engine import VARIANTS, Position, accel, get_rules  # noqa: E402
 from engine.perft import perft_fast, perft_public  # noqa: E402
 from engine.search import Searcher, SearchParams  # noqa: E402
 
@@ -235,6 +239,26 @@ def movegen_us(pos: Position, calls: int) -> float:
     return best / calls * 1e6
 
 
+def c_depth_for(pos: Position, leaves: int) -> int:
+    """As ``depth_for``, counted by the C perft: its trees must be larger to be timed."""
+    depth = 1
+    while accel.perft(pos, depth) < leaves and depth < 14:
+        depth += 1
+    return depth
+
+
+def c_movegen_us(pos: Position, calls: int) -> float:
+    """As ``movegen_us``, through the C generator (the Moves built for Python included)."""
+    rules, w, b, k, turn = pos.rules, pos.white, pos.black, pos.kings, pos.turn
+    best = float("inf")
+    for _ in range(CHUNKS):
+        start = time.perf_counter()
+        for _ in range(calls):
+            accel.legal_moves(Position(rules, w, b, k, turn))
+        best = min(best, time.perf_counter() - start)
+    return best / calls * 1e6
+
+
 def run_py_draughts(python: str, board: str, depth: int, fens: dict, calls: int) -> dict:
     job = json.dumps(
         {"board": board, "depth": depth, "fens": fens, "calls": calls, "chunks": CHUNKS}
@@ -266,6 +290,12 @@ def main() -> None:
         default=150_000,
         help="time the public-API perft on trees of at least this many leaves",
     )
+    parser.add_argument(
+        "--c-leaves",
+        type=int,
+        default=20_000_000,
+        help="time the C perft on trees of at least this many leaves",
+    )
     parser.add_argument("--calls", type=int, default=500, help="move generations per timed chunk")
     parser.add_argument(
         "--search-depth",
@@ -294,7 +324,10 @@ def main() -> None:
         "movegen_us": {},
         "search_nps": {},
         "vs_py_draughts": {},
+        "c_perft_nps": {},
+        "c_movegen_us": {},
     }
+    with_c = accel.available()
     starts = {v: Position.start(get_rules(v)) for v in VARIANTS}
     mids = {v: midgame(v) for v in VARIANTS}
     fast_depth = {v: depth_for(starts[v], args.fast_leaves) for v in VARIANTS}
@@ -305,6 +338,9 @@ def main() -> None:
     searched = {v: search_positions(v, 8) for v in VARIANTS}
     search = dict.fromkeys(VARIANTS, 0.0)
     search_tree = dict.fromkeys(VARIANTS, 0)
+    c_depth = {v: c_depth_for(starts[v], args.c_leaves) for v in VARIANTS} if with_c else {}
+    c_fast = dict.fromkeys(VARIANTS, 0.0)
+    c_gen = {v: {"start": float("inf"), "midgame": float("inf")} for v in VARIANTS}
     theirs: dict[str, dict] = {}
     # Rounds go over every rule set in turn and keep each one's best figure: the machine
     # is shared, and interleaving spreads its noise evenly over all of them.
@@ -317,6 +353,12 @@ def main() -> None:
             public[variant] = max(public[variant], nodes_pub / secs_pub)
             for name, pos in (("start", start), ("midgame", mid)):
                 gen[variant][name] = min(gen[variant][name], movegen_us(pos, args.calls))
+            if with_c:
+                nodes_c, secs_c = timed(accel.perft, start, c_depth[variant])
+                c_fast[variant] = max(c_fast[variant], nodes_c / secs_c)
+                for name, pos in (("start", start), ("midgame", mid)):
+                    us = c_movegen_us(pos, args.calls)
+                    c_gen[variant][name] = min(c_gen[variant][name], us)
             search_tree[variant], secs = timed(search_nodes, searched[variant], args.search_depth)
             search[variant] = max(search[variant], search_tree[variant] / secs)
             if args.py_draughts and variant in COMPARED:
@@ -369,6 +411,25 @@ def main() -> None:
                 f"{their_gen['midgame']:>9.2f} us   -> ours x{ratio_perft:.2f} perft, "
                 f"x{ratio_gen['start']:.2f} / x{ratio_gen['midgame']:.2f} movegen"
             )
+    if with_c:
+        print(
+            "C accelerator: perft without a table (last ply counted), against the fast "
+            "perft above (with a table) and the public one; move generation against Python's"
+        )
+    else:
+        print("C accelerator not built or KONDAVO_ENGINE=python: no C figures")
+    for variant in VARIANTS if with_c else ():
+        cg = c_gen[variant]
+        figures["c_perft_nps"][variant] = round(c_fast[variant])
+        figures["c_movegen_us"][variant] = {k: round(v, 2) for k, v in cg.items()}
+        print(
+            f"{variant:<14} {c_fast[variant]:>12,.0f} n/s (d{c_depth[variant]})   "
+            f"x{c_fast[variant] / fast[variant]:.1f} fast, "
+            f"x{c_fast[variant] / public[variant]:.1f} public   "
+            f"{cg['start']:>6.2f} us {cg['midgame']:>6.2f} us   "
+            f"x{gen[variant]['start'] / cg['start']:.1f} / "
+            f"x{gen[variant]['midgame'] / cg['midgame']:.1f} movegen"
+        )
     intl = figures["perft_nps"]["international"]
     intl_public = figures["perft_public_nps"]["international"]
     for variant in ("spanish", "italian", "turkish"):
