@@ -57,7 +57,7 @@ def cmd_perft(args: argparse.Namespace) -> None:
         if use_c:
             try:
                 nodes = accel.perft(pos, depth, args.keep_duplicates)
-            except OverflowError:
+            except OverflowError:  # beyond the C limits: Python counts it
                 use_c = False
         if nodes < 0:
             nodes = perft_fast(pos, depth, args.keep_duplicates, cache)
@@ -70,8 +70,17 @@ def cmd_divide(args: argparse.Namespace) -> None:
         raise BadInput("divide needs a depth of at least 1")
     total = 0
     moves = pos.legal_moves_keeping_duplicates() if args.keep_duplicates else pos.legal_moves()
+    use_c = accel.available()
     for move in moves:
-        nodes = perft(pos.play(move), args.depth - 1, args.keep_duplicates)
+        after = pos.play(move)
+        nodes = -1
+        if use_c:
+            try:
+                nodes = accel.perft(after, args.depth - 1, args.keep_duplicates)
+            except OverflowError:  # beyond the C limits: Python counts it
+                use_c = False
+        if nodes < 0:
+            nodes = perft(after, args.depth - 1, args.keep_duplicates)
         total += nodes
         print(f"{move} {nodes}")
     print(f"total {total}")

@@ -34,8 +34,10 @@ def test_perft_keep_duplicates_and_fen():
     assert out.stdout.split()[:2] == ["1", "2"]
 
 
-def test_divide_lists_each_move_and_the_total():
-    out = run("divide", "english", "2")
+@pytest.mark.parametrize("engine", ["default", "python"])
+def test_divide_lists_each_move_and_the_total(engine):
+    env = {**os.environ, "KONDAVO_ENGINE": "python"} if engine == "python" else None
+    out = run("divide", "english", "2", env=env)
     lines = out.stdout.splitlines()
     assert len(lines) == 8 and lines[-1] == "total 49"
 
