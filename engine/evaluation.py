@@ -246,6 +246,23 @@ class Evaluator:
         self.mask = board.mask
         left = {sq for sq, (col, _) in board.coords.items() if 2 * col < cols - 1}
         right = {sq for sq, (col, _) in board.coords.items() if 2 * col > cols - 1}
+        # The same weights unpacked, per side and indexed by square bit (0 off the
+        # board), and the wings as masks: what the compiled evaluation
+        # (engine/_accel/eval.c) reads, summing square by square.
+        size = max(board.squares) + 1
+        self.men_mid_by_square = _by_square(mid, size)
+        self.men_end_by_square = _by_square(end, size)
+        self.king_by_square = _by_square(kpst, size)
+        self.left_mask = sum(1 << sq for sq in left)
+        self.right_mask = sum(1 << sq for sq in right)
+        # Squares within two steps of crowning: only men there can threaten to crown.
+        promo_w, promo_b = t.promotion
+        w_dirs, b_dirs = t.step_dirs
+        near_w = _steps_onto(promo_w, w_dirs) & board.mask
+        near_w |= _steps_onto(near_w, w_dirs) & board.mask & ~promo_w
+        near_b = _steps_onto(promo_b, b_dirs) & board.mask
+        near_b |= _steps_onto(near_b, b_dirs) & board.mask & ~promo_b
+        self.near_crowning = (near_w, near_b)
         # Each man's middlegame and endgame weights and its wing, packed into one number
         # per square (FIELD bits each), summed a chunk of the board at a time.
         # The tables are built once per rule set and weights (tens of thousands of sums).
@@ -294,12 +311,7 @@ class Evaluator:
         crown_now, crown_next = w.crown_now, w.crown_next
         crown_two, crown_two_next = w.crown_two, w.crown_two_next
         promo_w, promo_b = self.tables.promotion
-
-        # Squares within two steps of crowning: only men there can threaten to crown.
-        near_w = _steps_onto(promo_w, w_dirs) & mask
-        near_w |= _steps_onto(near_w, w_dirs) & mask & ~promo_w
-        near_b = _steps_onto(promo_b, b_dirs) & mask
-        near_b |= _steps_onto(near_b, b_dirs) & mask & ~promo_b
+        near_w, near_b = self.near_crowning
         empty_chunk = (0, 0, (0,))
         if max(len(c) for c in self.men_chunks) > _UNROLLED:
             raise ValueError(f"a board of more than {_UNROLLED} chunks")
@@ -406,6 +418,17 @@ class Evaluator:
             return score + tempo
 
         return score
+
+
+def _by_square(
+    per_side: list[dict[int, int]], size: int
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Per-side {square: weight} maps as tuples indexed by square bit."""
+    white, black = per_side
+    return (
+        tuple(white.get(sq, 0) for sq in range(size)),
+        tuple(black.get(sq, 0) for sq in range(size)),
+    )
 
 
 def _steps_onto(target: int, dirs: tuple[int, ...]) -> int:

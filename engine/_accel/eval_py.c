@@ -1,0 +1,210 @@
+/* Python's view of the compiled evaluation: engine._accel.Evaluation(evaluator) reads
+ * a Python Evaluator's unpacked tables once; its score() is Evaluator.score. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "eval_py.h"
+
+/* Attribute ``name`` of ``obj`` as a C integer; -1 with an exception when absent. */
+static int get_int(PyObject *obj, const char *name, int64_t *out)
+{
+    PyObject *v = PyObject_GetAttrString(obj, name);
+    if (!v)
+        return -1;
+    long long x = PyLong_AsLongLong(v);
+    Py_DECREF(v);
+    if (x == -1 && PyErr_Occurred())
+        return -1;
+    *out = x;
+    return 0;
+}
+
+static int get_bitboard(PyObject *obj, const char *name, bb *out)
+{
+    PyObject *v = PyObject_GetAttrString(obj, name);
+    if (!v)
+        return -1;
+    int rc = bb_from_py(v, out);
+    Py_DECREF(v);
+    return rc;
+}
+
+/* A pair (White's, Black's) of sequences of ints, each at most ``cap`` long. */
+static int get_pair(PyObject *obj, const char *name, int32_t (*out)[CMAX_SQ])
+{
+    PyObject *v = PyObject_GetAttrString(obj, name);
+    if (!v)
+        return -1;
+    int rc = -1;
+    PyObject *pair = PySequence_Fast(v, "a (White, Black) pair");
+    if (!pair || PySequence_Fast_GET_SIZE(pair) != 2) {
+        if (pair)
+            PyErr_Format(PyExc_ValueError, "%s is not a (White, Black) pair", name);
+        goto done;
+    }
+    for (int side = 0; side < 2; side++) {
+        PyObject *seq = PySequence_Fast(PySequence_Fast_GET_ITEM(pair, side), "a sequence");
+        if (!seq)
+            goto done;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+        if (n > CMAX_SQ) {
+            PyErr_Format(PyExc_ValueError, "%s has %zd squares, more than %d", name, n,
+                         CMAX_SQ);
+            Py_DECREF(seq);
+            goto done;
+        }
+        memset(out[side], 0, sizeof(out[side]));
+        for (Py_ssize_t i = 0; i < n; i++) {
+            long x = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+            if (x == -1 && PyErr_Occurred()) {
+                Py_DECREF(seq);
+                goto done;
+            }
+            out[side][i] = (int32_t)x;
+        }
+        Py_DECREF(seq);
+    }
+    rc = 0;
+done:
+    Py_XDECREF(pair);
+    Py_DECREF(v);
+    return rc;
+}
+
+int eval_tables_load(PyObject *evaluator, eval_tables *e)
+{
+    memset(e, 0, sizeof(*e));
+    if (get_pair(evaluator, "men_mid_by_square", e->men_mid) < 0 ||
+        get_pair(evaluator, "men_end_by_square", e->men_end) < 0 ||
+        get_pair(evaluator, "king_by_square", e->king_sq) < 0 ||
+        get_bitboard(evaluator, "mask", &e->mask) < 0 ||
+        get_bitboard(evaluator, "left_mask", &e->left) < 0 ||
+        get_bitboard(evaluator, "right_mask", &e->right) < 0 ||
+        get_int(evaluator, "king_value", &e->king_value) < 0 ||
+        get_int(evaluator, "men_offset", &e->men_offset) < 0 ||
+        get_int(evaluator, "start_total", &e->start_total) < 0)
+        return -1;
+    int64_t flying;
+    if (get_int(evaluator, "flying", &flying) < 0)
+        return -1;
+    e->flying = (int)flying;
+    if (e->start_total <= 0) {
+        PyErr_SetString(PyExc_ValueError, "an evaluator with no men at the start");
+        return -1;
+    }
+
+    PyObject *near = PyObject_GetAttrString(evaluator, "near_crowning");
+    PyObject *tables = near ? PyObject_GetAttrString(evaluator, "tables") : NULL;
+    PyObject *promo = tables ? PyObject_GetAttrString(tables, "promotion") : NULL;
+    PyObject *dirs = promo ? PyObject_GetAttrString(evaluator, "step_dirs") : NULL;
+    int rc = -1;
+    if (!dirs)
+        goto done;
+    for (int side = 0; side < 2; side++) {
+        PyObject *n = PySequence_GetItem(near, side);
+        PyObject *p = n ? PySequence_GetItem(promo, side) : NULL;
+        PyObject *d = p ? PySequence_Fast(PySequence_GetItem(dirs, side), "directions") : NULL;
+        int ok = d && bb_from_py(n, &e->near[side]) == 0 &&
+                 bb_from_py(p, &e->promo[side]) == 0;
+        if (ok && PySequence_Fast_GET_SIZE(d) > CMAX_DIRS) {
+            PyErr_SetString(PyExc_ValueError, "more step directions than the evaluation holds");
+            ok = 0;
+        }
+        if (ok) {
+            e->n_step_dirs[side] = (int)PySequence_Fast_GET_SIZE(d);
+            for (int i = 0; i < e->n_step_dirs[side]; i++) {
+                long x = PyLong_AsLong(PySequence_Fast_GET_ITEM(d, i));
+                if (x == -1 && PyErr_Occurred()) {
+                    ok = 0;
+                    break;
+                }
+                e->step_dirs[side][i] = (int)x;
+            }
+        }
+        Py_XDECREF(n);
+        Py_XDECREF(p);
+        Py_XDECREF(d);
+        if (!ok)
+            goto done;
+    }
+
+    PyObject *weights = PyObject_GetAttrString(evaluator, "weights");
+    if (!weights)
+        goto done;
+    if (get_int(weights, "mobility", &e->mobility) == 0 &&
+        get_int(weights, "balance", &e->balance) == 0 &&
+        get_int(weights, "tempo", &e->tempo) == 0 &&
+        get_int(weights, "trade_bonus", &e->trade) == 0 &&
+        get_int(weights, "crown_now", &e->crown_now) == 0 &&
+        get_int(weights, "crown_next", &e->crown_next) == 0 &&
+        get_int(weights, "crown_two", &e->crown_two) == 0 &&
+        get_int(weights, "crown_two_next", &e->crown_two_next) == 0)
+        rc = 0;
+    Py_DECREF(weights);
+done:
+    Py_XDECREF(near);
+    Py_XDECREF(tables);
+    Py_XDECREF(promo);
+    Py_XDECREF(dirs);
+    return rc;
+}
+
+/* --- the Evaluation type ------------------------------------------------------ */
+
+static int evaluation_init(EvaluationObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"evaluator", NULL};
+    PyObject *evaluator;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:Evaluation", kwlist, &evaluator))
+        return -1;
+    return eval_tables_load(evaluator, &self->tables);
+}
+
+static PyObject *evaluation_score(EvaluationObject *self, PyObject *const *args,
+                                  Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "score(white, black, kings, turn) takes 4 arguments");
+        return NULL;
+    }
+    bb white, black, kings;
+    if (bb_from_py(args[0], &white) < 0 || bb_from_py(args[1], &black) < 0 ||
+        bb_from_py(args[2], &kings) < 0)
+        return NULL;
+    long turn = PyLong_AsLong(args[3]);
+    if (turn == -1 && PyErr_Occurred())
+        return NULL;
+    if (turn != 0 && turn != 1) {
+        PyErr_SetString(PyExc_ValueError, "turn is 0 (White) or 1 (Black)");
+        return NULL;
+    }
+    return PyLong_FromLongLong(eval_score(&self->tables, white, black, kings, (int)turn));
+}
+
+static PyMethodDef evaluation_methods[] = {
+    {"score", (PyCFunction)(void (*)(void))evaluation_score, METH_FASTCALL,
+     "score(white, black, kings, turn): the side to move's score, as Evaluator.score."},
+    {NULL, NULL, 0, NULL},
+};
+
+PyTypeObject EvaluationType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "engine._accel.Evaluation",
+    .tp_doc = PyDoc_STR("Evaluation(evaluator): a Python Evaluator's score, compiled."),
+    .tp_basicsize = sizeof(EvaluationObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)evaluation_init,
+    .tp_methods = evaluation_methods,
+};
+
+int eval_add_to_module(PyObject *module)
+{
+    if (PyType_Ready(&EvaluationType) < 0)
+        return -1;
+    Py_INCREF(&EvaluationType);
+    if (PyModule_AddObject(module, "Evaluation", (PyObject *)&EvaluationType) < 0) {
+        Py_DECREF(&EvaluationType);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,102 @@
+"""The compiled evaluation (engine/_accel/eval.c) scores every position exactly as
+``Evaluator.score`` does: every rule set, derived and learned weights, both sides."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+
+from engine import (
+    VARIANTS,
+    Position,
+    _accel,  # type: ignore[attr-defined]
+    get_rules,
+)
+from engine.evaluation import Evaluator, derived_weights, weights_for
+
+
+def _positions(rules, count: int, seed: int) -> list[Position]:
+    """Positions of random playouts (men, then kings late in long games) and random
+    placements with kings of both colours anywhere a king may stand."""
+    rng = random.Random(seed)
+    out: list[Position] = []
+    while len(out) < count // 2:
+        pos = Position.start(rules)
+        for _ in range(rng.randrange(0, 160)):
+            moves = pos.legal_moves()
+            if not moves:
+                break
+            pos = pos.play(rng.choice(moves))
+            out.append(pos)
+    squares = list(rules.board.squares)
+    while len(out) < count:
+        picked = rng.sample(squares, rng.randrange(1, min(len(squares), 16)))
+        white = black = kings = 0
+        for sq in picked:
+            b = 1 << sq
+            if rng.random() < 0.5:
+                white |= b
+            else:
+                black |= b
+            if rng.random() < 0.3:
+                kings |= b
+        out.append(Position(rules, white, black, kings, rng.randrange(2)))
+    return out
+
+
+def _random_learned(rules, seed: int):
+    """Learned tables as tools/texel.py writes them, negative entries included."""
+    rng = random.Random(seed)
+    n = len(rules.board.squares)
+    return dataclasses.replace(
+        derived_weights(rules),
+        men_mid=tuple(rng.randint(-60, 90) for _ in range(n)),
+        men_end=tuple(rng.randint(-40, 160) for _ in range(n)),
+        king_squares=tuple(rng.randint(-50, 70) for _ in range(n)),
+    )
+
+
+def _assert_same_scores(rules, evaluator: Evaluator, positions: list[Position]) -> None:
+    compiled = _accel.Evaluation(evaluator)
+    for pos in positions:
+        for turn in (0, 1):
+            args = (pos.white, pos.black, pos.kings, turn)
+            assert compiled.score(*args) == evaluator.score(*args), (pos.fen(), turn)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_compiled_evaluation_scores_as_python_with_derived_weights(variant):
+    rules = get_rules(variant)
+    evaluator = Evaluator(rules, derived_weights(rules))
+    _assert_same_scores(rules, evaluator, _positions(rules, 600, seed=1))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_compiled_evaluation_scores_as_python_with_the_shipped_weights(variant):
+    rules = get_rules(variant)
+    evaluator = Evaluator(rules, weights_for(rules))
+    _assert_same_scores(rules, evaluator, _positions(rules, 600, seed=2))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_compiled_evaluation_scores_as_python_with_learned_tables(variant):
+    rules = get_rules(variant)
+    evaluator = Evaluator(rules, _random_learned(rules, seed=3))
+    _assert_same_scores(rules, evaluator, _positions(rules, 600, seed=4))
+
+
+def test_a_side_without_pieces_has_lost_in_the_compiled_evaluation_too():
+    rules = get_rules("international")
+    evaluator = Evaluator(rules)
+    compiled = _accel.Evaluation(evaluator)
+    for turn in (0, 1):
+        assert compiled.score(1 << 5, 0, 0, turn) == evaluator.score(1 << 5, 0, 0, turn)
+        assert compiled.score(0, 1 << 5, 0, turn) == evaluator.score(0, 1 << 5, 0, turn)
+
+
+def test_the_compiled_evaluation_refuses_a_negative_bitboard():
+    compiled = _accel.Evaluation(Evaluator(get_rules("english")))
+    with pytest.raises(ValueError, match="not negative"):
+        compiled.score(-1, 0, 0, 0)
