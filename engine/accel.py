@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import os
 from types import ModuleType
+from typing import Any
 
+from .evaluation import Evaluator
 from .move import Move
 from .position import Position
 from .rules import CrowningInCapture, Rules
@@ -136,3 +138,17 @@ def perft(pos: Position, depth: int, keep_duplicates: bool = False) -> int:
         c_tables(pos.rules), own, opp, pos.kings, pos.turn, depth, keep_duplicates
     )
     return n
+
+
+def evaluation(evaluator: Evaluator) -> Any:
+    """The compiled twin of ``evaluator`` (an ``engine._accel.Evaluation``): its
+    ``score(white, black, kings, turn)`` is ``evaluator.score``, read from the
+    evaluator's unpacked per-square tables (engine/_accel/eval.c)."""
+    return _module().Evaluation(evaluator)
+
+
+def search(rules: Rules, evaluator: Evaluator, tt_size: int) -> Any:
+    """A compiled search (an ``engine._accel.Search``, engine/_accel/search.c) for
+    ``rules`` scoring with ``evaluator``; ``engine.search.Searcher`` keeps one and
+    drives it, so its table lasts over a game."""
+    return _module().Search(c_tables(rules), evaluation(evaluator), tt_size)

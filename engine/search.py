@@ -28,7 +28,9 @@ import random
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
+from . import accel
 from .endgame import EndgameTable, default_pieces, table_for
 from .evaluation import WIN, WIN_BOUND, Evaluator
 from .move import Move
@@ -187,6 +189,7 @@ class Searcher:
         self._mask = self.t.mask
         self._egtb: EndgameTable | None = None
         self._eg_pieces = 0
+        self._c_search: Any = None
 
     # --- public --------------------------------------------------------------------
 
@@ -260,7 +263,8 @@ class Searcher:
         )
         kings = position.kings
         zkey = self.zobrist.key
-        self._path = {zkey(w, b, k, tn) for w, b, k, tn in history}
+        history_keys = list(history)
+        self._path = {zkey(w, b, k, tn) for w, b, k, tn in history_keys}
         root_key = zkey(position.white, position.black, kings, turn)
         self._path.discard(root_key)
 
@@ -272,8 +276,22 @@ class Searcher:
             score = self._static(own, opp, kings, turn)
             return SearchResult(moves[0], score, 0, 1, time.perf_counter() - start, [moves[0]])
 
-        self.rng.shuffle(moves)  # the seed decides between equal moves
+        # The seed decides between equal moves (indexes shuffled, not the moves, so the
+        # compiled search gets the same order: its moves are listed as these are).
+        shuffled = list(range(len(moves)))
+        self.rng.shuffle(shuffled)
+        generated, moves = moves, [moves[i] for i in shuffled]
         noise = [self.rng.randint(-p.noise, p.noise) for _ in moves] if p.noise else None
+        compiled = self._compiled()
+        if compiled is not None:
+            found = self._search_compiled(
+                compiled, position, history_keys, generated, shuffled, noise, p
+            )
+            if found is not None:
+                best, score, depth, nodes, pv = found
+                seconds = time.perf_counter() - start
+                self.nodes = nodes
+                return SearchResult(best, score, depth, nodes, seconds, pv)
 
         best_move, best_score, done_depth = moves[0], -INF, 0
         self._path.add(root_key)
@@ -317,6 +335,72 @@ class Searcher:
         return SearchResult(
             best_move, best_score, done_depth, self.nodes, seconds, self._pv(position, best_move)
         )
+
+    # --- the compiled search (engine/_accel/search.c) --------------------------------
+
+    def _compiled(self) -> Any:
+        """The compiled search for this searcher (an ``engine._accel.Search``), made on
+        first use; None when the accelerator is not built or ``KONDAVO_ENGINE=python``
+        asks for this one."""
+        if not accel.available():
+            return None
+        if self._c_search is None:
+            self._c_search = accel.search(self.rules, self.evaluator, self.params.tt_size)
+        return self._c_search
+
+    def _search_compiled(
+        self,
+        compiled: Any,
+        position: Position,
+        history: list[tuple[int, int, int, int]],
+        moves: list[Move],
+        order: list[int],
+        noise: list[int] | None,
+        p: SearchParams,
+    ) -> tuple[Move, int, int, int, list[Move]] | None:
+        """The compiled search of ``position`` (more than one legal move, ``moves`` in
+        the generator's order, to be tried in ``order``): its move and line as this
+        position's Move objects, with its score, depth and nodes. None if its move is
+        not one of ``moves`` (the two generators disagree: never seen, but then the
+        Python search answers rather than a wrong move)."""
+        index, score, depth, nodes, line = compiled.search(
+            position.white,
+            position.black,
+            position.kings,
+            position.turn,
+            history,
+            order,
+            noise,
+            p.max_depth,
+            p.time_limit if p.time_limit is not None else -1.0,
+            FLOOR_OVERRUN * p.time_limit if p.time_limit is not None else -1.0,
+            p.node_limit or 0,
+            p.min_depth,
+            p.reductions,
+            p.forward_pruning,
+            self._egtb.probe if self._egtb is not None else None,
+            self._eg_pieces,
+        )
+        best = moves[index]
+        f, to, capmask = line[0]
+        if (best.path[0], best.path[-1], best.capmask) != (f, to, capmask):
+            return None
+        pv = [best]
+        pos = position.play(best)
+        for f, to, capmask in line[1:]:
+            found = next(
+                (
+                    m
+                    for m in pos.legal_moves()
+                    if m.path[0] == f and m.path[-1] == to and m.capmask == capmask
+                ),
+                None,
+            )
+            if found is None:
+                break
+            pv.append(found)
+            pos = pos.play(found)
+        return best, score, depth, nodes, pv
 
     # --- root ----------------------------------------------------------------------
 

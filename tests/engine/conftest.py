@@ -1,9 +1,11 @@
-"""Fixtures shared by the engine's tests: the move generator's two backends.
+"""Fixtures shared by the engine's tests: the move generator's and the search's two
+backends.
 
 The pure-Python generator is the reference; the compiled one (engine/_accel, built by
 ``pip install -e .`` where a C compiler is found) must give the same moves, so the rules
-tests run against both. The C backend is left out only when the accelerator is not built
-and ``KONDAVO_ENGINE=python`` says so on purpose; otherwise a missing build fails.
+tests run against both; the search tests run against both searches the same way. The
+C backend is left out only when the accelerator is not built and ``KONDAVO_ENGINE=python``
+says so on purpose; otherwise a missing build fails.
 """
 
 import os
@@ -29,3 +31,12 @@ def legal_moves_of(backend) -> Callable[[Position], list[Move]]:
     if backend == "python":
         return Position.legal_moves
     return accel.legal_moves
+
+
+@pytest.fixture
+def search_backend(backend, monkeypatch) -> str:
+    """The test runs with ``backend``'s search: ``KONDAVO_ENGINE`` names it, and
+    ``Searcher`` (so every level) searches in C exactly when the accelerator is available."""
+    monkeypatch.setenv("KONDAVO_ENGINE", backend)
+    assert accel.available() == (backend == "c")
+    return backend

@@ -56,6 +56,7 @@ def test_two_short_kings_beat_one_and_the_side_to_move_knows_how_long_it_takes(e
     assert english3.probe(lost.white, lost.black, lost.kings, lost.turn) < 0
 
 
+@pytest.mark.usefixtures("search_backend")
 def test_every_short_result_in_the_table_is_what_a_full_search_finds(english3):
     checked = 0
     for pos in _sample(english3, 400, seed=3):
@@ -73,6 +74,7 @@ def test_every_short_result_in_the_table_is_what_a_full_search_finds(english3):
     assert checked >= 50
 
 
+@pytest.mark.usefixtures("search_backend")
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_two_piece_tables_of_every_rule_set_agree_with_the_search(variant):
     table = endgame.build(get_rules(variant), 2)
@@ -105,6 +107,7 @@ def test_a_table_reads_back_from_its_file_with_the_same_results(english3):
         endgame.EndgameTable.from_bytes(get_rules("russian"), english3.to_bytes())
 
 
+@pytest.mark.usefixtures("search_backend")
 def test_level_8_plays_a_won_ending_out_with_the_table(english3, monkeypatch):
     monkeypatch.setenv("KONDAVO_ENDGAME_PIECES", "3")
     rules = english3.rules
@@ -120,6 +123,7 @@ def test_level_8_plays_a_won_ending_out_with_the_table(english3, monkeypatch):
     assert len(game.moves) == distance
 
 
+@pytest.mark.usefixtures("search_backend")
 def test_a_missing_table_is_built_in_the_background_while_the_search_plays_on(monkeypatch):
     monkeypatch.setenv("KONDAVO_ENDGAME_PIECES", "2")  # a small table: built in a second
     rules = get_rules("russian")
@@ -143,6 +147,7 @@ def test_tables_are_off_with_size_zero(monkeypatch):
     assert endgame.table_for(get_rules("english")) is None
 
 
+@pytest.mark.usefixtures("search_backend")
 def test_taking_the_last_piece_is_a_win_where_the_table_is_probed(monkeypatch):
     # The tables hold no position without a side's pieces; the search must not read
     # such a position as a draw (it did, and traded its last men away).
@@ -250,6 +255,7 @@ def test_a_part_of_a_table_reads_back_from_its_file(four_piece_parts):
         assert again.values[m] == v
 
 
+@pytest.mark.usefixtures("search_backend")
 def test_level_8_probes_four_piece_tables_by_default(four_piece_parts):
     table = four_piece_parts[0]
     rules = table.rules

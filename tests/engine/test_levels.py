@@ -28,6 +28,9 @@ from engine.match import (
     run_match,
 )
 
+# Every test here runs against the pure-Python search and the compiled one.
+pytestmark = pytest.mark.usefixtures("search_backend")
+
 
 def test_there_are_eight_levels_each_looking_further_and_erring_less():
     assert (MIN_LEVEL, MAX_LEVEL) == (1, 8)

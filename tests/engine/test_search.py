@@ -20,6 +20,9 @@ from engine.evaluation import WIN_BOUND, Evaluator, evaluate
 from engine.levels import LEVELS, choose_move, choose_move_fen, get_level
 from engine.search import Searcher, SearchParams
 
+# Every test here runs against the pure-Python search and the compiled one.
+pytestmark = pytest.mark.usefixtures("search_backend")
+
 # (rule set, FEN, the one move that wins material, plies the material check needs)
 SHOTS = [
     # A quiet move (often a sacrifice) after which material falls by force.
@@ -150,8 +153,10 @@ def test_the_node_budget_stops_a_deep_search_and_makes_it_reproducible():
     )
 
 
+@pytest.mark.parametrize("backend", ["python"])
 def test_a_searcher_kept_over_a_game_never_searches_with_a_full_table():
     # A full table takes no new entry: a search that filled it would run on blind.
+    # (Python's table only: the compiled search's replaces entries and is never full.)
     rules = get_rules("international")
     params = SearchParams(node_limit=4000, seed=3, tt_size=6000)
     searcher = Searcher(rules, params)
