@@ -10,10 +10,10 @@ py-draughts also imports as ``draughts``, so it lives in its own virtual environ
 
 Both libraries run the same perft loop over their public API (generate the legal
 moves, play each, recurse). Where the optional C accelerator (engine._accel) is built,
-its perft (no transposition table, last ply counted) and its move generation (Moves
-built for Python, as Position.legal_moves() gives them) are timed in the same run, with
-their ratio to the Python figures; ``KONDAVO_ENGINE=python`` leaves them out. The last
-line is one JSON object with every figure.
+its perft (last ply counted; without and with a transposition table) and its move
+generation (Moves built for Python, as Position.legal_moves() gives them) are timed in
+the same run, with their ratio to the Python figures; ``KONDAVO_ENGINE=python`` leaves
+them out. The last line is one JSON object with every figure.
 py-draughts gets English wrong (captures optional), so only International,
 Brazilian and Russian are compared.
 """
@@ -224,6 +224,8 @@ def depth_for(pos: Position, leaves: int) -> int:
     return depth
 
 
+C_TABLE_BITS = 18  # the C perft's table when timed with one: 2**18 entries, 16 MB
+
 CHUNKS = 40  # move generation is timed in short chunks; the fastest chunk counts
 
 
@@ -325,6 +327,7 @@ def main() -> None:
         "search_nps": {},
         "vs_py_draughts": {},
         "c_perft_nps": {},
+        "c_perft_table_nps": {},
         "c_movegen_us": {},
     }
     with_c = accel.available()
@@ -340,6 +343,7 @@ def main() -> None:
     search_tree = dict.fromkeys(VARIANTS, 0)
     c_depth = {v: c_depth_for(starts[v], args.c_leaves) for v in VARIANTS} if with_c else {}
     c_fast = dict.fromkeys(VARIANTS, 0.0)
+    c_hashed = dict.fromkeys(VARIANTS, 0.0)
     c_gen = {v: {"start": float("inf"), "midgame": float("inf")} for v in VARIANTS}
     theirs: dict[str, dict] = {}
     # Rounds go over every rule set in turn and keep each one's best figure: the machine
@@ -356,6 +360,8 @@ def main() -> None:
             if with_c:
                 nodes_c, secs_c = timed(accel.perft, start, c_depth[variant])
                 c_fast[variant] = max(c_fast[variant], nodes_c / secs_c)
+                nodes_c, secs_c = timed(accel.perft, start, c_depth[variant], False, C_TABLE_BITS)
+                c_hashed[variant] = max(c_hashed[variant], nodes_c / secs_c)
                 for name, pos in (("start", start), ("midgame", mid)):
                     us = c_movegen_us(pos, args.calls)
                     c_gen[variant][name] = min(c_gen[variant][name], us)
@@ -413,19 +419,23 @@ def main() -> None:
             )
     if with_c:
         print(
-            "C accelerator: perft without a table (last ply counted), against the fast "
-            "perft above (with a table) and the public one; move generation against Python's"
+            "C accelerator: perft without a table (last ply counted) and with one, against "
+            "the fast perft above (with a table) and the public one; move generation "
+            "against Python's"
         )
     else:
         print("C accelerator not built or KONDAVO_ENGINE=python: no C figures")
     for variant in VARIANTS if with_c else ():
         cg = c_gen[variant]
         figures["c_perft_nps"][variant] = round(c_fast[variant])
+        figures["c_perft_table_nps"][variant] = round(c_hashed[variant])
         figures["c_movegen_us"][variant] = {k: round(v, 2) for k, v in cg.items()}
         print(
             f"{variant:<14} {c_fast[variant]:>12,.0f} n/s (d{c_depth[variant]})   "
             f"x{c_fast[variant] / fast[variant]:.1f} fast, "
             f"x{c_fast[variant] / public[variant]:.1f} public   "
+            f"table: {c_hashed[variant]:>13,.0f} n/s x{c_hashed[variant] / fast[variant]:.1f} "
+            f"fast   "
             f"{cg['start']:>6.2f} us {cg['midgame']:>6.2f} us   "
             f"x{gen[variant]['start'] / cg['start']:.1f} / "
             f"x{gen[variant]['midgame'] / cg['midgame']:.1f} movegen"

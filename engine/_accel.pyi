@@ -23,5 +23,12 @@ def count_moves(
 ) -> int: ...
 def has_capture(tables: Tables, own: int, opp: int, kings: int, turn: int) -> bool: ...
 def perft(
-    tables: Tables, own: int, opp: int, kings: int, turn: int, depth: int, keep_duplicates: bool
+    tables: Tables,
+    own: int,
+    opp: int,
+    kings: int,
+    turn: int,
+    depth: int,
+    keep_duplicates: bool,
+    table_bits: int,
 ) -> int: ...

@@ -131,11 +131,13 @@ def has_capture(pos: Position) -> bool:
     return found
 
 
-def perft(pos: Position, depth: int, keep_duplicates: bool = False) -> int:
-    """Leaf count at ``depth``, all in C (bulk-counted at the last ply, no table)."""
+def perft(pos: Position, depth: int, keep_duplicates: bool = False, table_bits: int = 0) -> int:
+    """Leaf count at ``depth``, all in C, bulk-counted at the last ply: every node
+    visited (``table_bits`` 0), or with a transposition table of ``2**table_bits``
+    entries of 64 bytes (whole positions as keys, so the count stays exact)."""
     own, opp = _sides(pos)
     n: int = _module().perft(
-        c_tables(pos.rules), own, opp, pos.kings, pos.turn, depth, keep_duplicates
+        c_tables(pos.rules), own, opp, pos.kings, pos.turn, depth, keep_duplicates, table_bits
     )
     return n
 

@@ -132,6 +132,19 @@ static inline void make_move(const CMove *m, bb *own, bb *opp, bb *kings) {
 int64_t perft(const Tab *t, bb own, bb opp, bb kings, int turn, int depth,
               int keep_duplicates);
 
+/* The same count with a transposition table (draughts trees are full of transpositions):
+ * `table` holds `size` entries, a power of two, zeroed by the caller; each entry keeps
+ * the whole position, so a count is never taken from another position. -1: as above. */
+typedef struct {
+    bb own, opp, kings;
+    int64_t count;
+    int32_t depth; /* 0: empty (only depths of 2 and more are stored) */
+    int32_t turn;
+} PerftEntry;
+
+int64_t perft_hashed(const Tab *t, bb own, bb opp, bb kings, int turn, int depth,
+                     int keep_duplicates, PerftEntry *table, uint64_t size);
+
 /* --- module.c: the Python side ----------------------------------------------------- */
 #ifdef Py_PYTHON_H
 /* engine._accel.Tables: a Python object holding one Tab. */

@@ -367,12 +367,14 @@ static PyObject *py_has_capture(PyObject *self, PyObject *const *args, Py_ssize_
     return PyBool_FromLong(has_capture(a.t, a.own, a.opp, a.kings, a.turn));
 }
 
-/* perft(tables, own, opp, kings, turn, depth, keep_duplicates): the GIL is released
- * while it counts, so a long perft does not stop the interpreter's other threads. */
+/* perft(tables, own, opp, kings, turn, depth, keep_duplicates, table_bits): table_bits 0
+ * counts every node; n > 0 uses a transposition table of 2**n entries (64 bytes each).
+ * The GIL is released while it counts, so a long perft does not stop the interpreter's
+ * other threads. */
 static PyObject *py_perft(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
     Args a;
-    if (position_args(args, nargs, 7, &a) < 0)
+    if (position_args(args, nargs, 8, &a) < 0)
         return NULL;
     long depth = PyLong_AsLong(args[5]);
     if (depth == -1 && PyErr_Occurred())
@@ -380,10 +382,28 @@ static PyObject *py_perft(PyObject *self, PyObject *const *args, Py_ssize_t narg
     int keep = PyObject_IsTrue(args[6]);
     if (keep < 0)
         return NULL;
+    long bits = PyLong_AsLong(args[7]);
+    if (bits == -1 && PyErr_Occurred())
+        return NULL;
+    if (bits < 0 || bits > 30) {
+        PyErr_SetString(PyExc_ValueError, "table_bits is 0 (no table) to 30");
+        return NULL;
+    }
+    PerftEntry *table = NULL;
+    uint64_t size = (uint64_t)1 << bits;
+    if (bits) {
+        table = PyMem_RawCalloc(size, sizeof(PerftEntry));
+        if (!table)
+            return PyErr_NoMemory();
+    }
     int64_t n;
     Py_BEGIN_ALLOW_THREADS
-    n = perft(a.t, a.own, a.opp, a.kings, a.turn, (int)depth, keep);
+    if (table)
+        n = perft_hashed(a.t, a.own, a.opp, a.kings, a.turn, (int)depth, keep, table, size);
+    else
+        n = perft(a.t, a.own, a.opp, a.kings, a.turn, (int)depth, keep);
     Py_END_ALLOW_THREADS
+    PyMem_RawFree(table);
     return n < 0 ? limit_error() : PyLong_FromLongLong(n);
 }
 
@@ -396,7 +416,7 @@ static PyMethodDef methods[] = {
     {"has_capture", (PyCFunction)(void (*)(void))py_has_capture, METH_FASTCALL,
      "has_capture(tables, own, opp, kings, turn) -> bool"},
     {"perft", (PyCFunction)(void (*)(void))py_perft, METH_FASTCALL,
-     "perft(tables, own, opp, kings, turn, depth, keep_duplicates) -> int"},
+     "perft(tables, own, opp, kings, turn, depth, keep_duplicates, table_bits) -> int"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -493,3 +493,51 @@ int64_t perft(const Tab *t, bb own, bb opp, bb kings, int turn, int depth,
     }
     return total;
 }
+
+/* A 64-bit mix of the position (splitmix64's finaliser over its words): where its entry
+ * lives in the perft table. The entry itself holds the whole key. */
+static uint64_t position_hash(bb own, bb opp, bb kings, int turn) {
+    uint64_t h = (uint64_t)turn + 0x9E3779B97F4A7C15ULL;
+    const bb words[3] = {own, opp, kings};
+    for (int i = 0; i < 3; i++) {
+        for (int half = 0; half < 2; half++) {
+            h ^= (uint64_t)(words[i] >> (64 * half));
+            h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
+            h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
+            h ^= h >> 31;
+        }
+    }
+    return h;
+}
+
+int64_t perft_hashed(const Tab *t, bb own, bb opp, bb kings, int turn, int depth,
+                     int keep_duplicates, PerftEntry *table, uint64_t size) {
+    if (depth <= 1)
+        return depth <= 0 ? 1 : count_moves(t, own, opp, kings, turn, keep_duplicates);
+    PerftEntry *e = &table[position_hash(own, opp, kings, turn) & (size - 1)];
+    if (e->depth == depth && e->turn == turn && e->own == own && e->opp == opp &&
+        e->kings == kings)
+        return e->count;
+    CMove moves[CMAX_MOVES];
+    int n = gen_moves(t, own, opp, kings, turn, keep_duplicates, moves);
+    if (n < 0)
+        return -1;
+    int64_t total = 0;
+    for (int i = 0; i < n; i++) {
+        bb o = own, p = opp, k = kings;
+        make_move(&moves[i], &o, &p, &k);
+        int64_t sub =
+            perft_hashed(t, p, o, k, 1 - turn, depth - 1, keep_duplicates, table, size);
+        if (sub < 0)
+            return -1;
+        total += sub;
+    }
+    /* Always replace: the newest subtree is the likeliest to come again. */
+    e->own = own;
+    e->opp = opp;
+    e->kings = kings;
+    e->turn = turn;
+    e->depth = depth;
+    e->count = total;
+    return total;
+}

@@ -43,17 +43,21 @@ def test_the_environment_variable_turns_the_accelerator_off(monkeypatch):
     assert accel.available() == accel.built()
 
 
+# Every node visited (0), or through a small transposition table (2**12 entries: full of
+# collisions, so replacement and the whole-position key are exercised).
+@pytest.mark.parametrize("table_bits", [0, 12])
 @pytest.mark.parametrize("case", QUICK, ids=_id)
-def test_c_perft_matches_published_count(case):
+def test_c_perft_matches_published_count(case, table_bits):
     variant, depth, nodes, keep = case
-    assert accel.perft(Position.start(get_rules(variant)), depth, keep) == nodes
+    assert accel.perft(Position.start(get_rules(variant)), depth, keep, table_bits) == nodes
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("table_bits", [0, 16])
 @pytest.mark.parametrize("case", DEEP, ids=_id)
-def test_deep_c_perft_matches_published_count(case):
+def test_deep_c_perft_matches_published_count(case, table_bits):
     variant, depth, nodes, keep = case
-    assert accel.perft(Position.start(get_rules(variant)), depth, keep) == nodes
+    assert accel.perft(Position.start(get_rules(variant)), depth, keep, table_bits) == nodes
 
 
 def _data(moves):
@@ -132,4 +136,6 @@ def test_c_moves_equal_python_moves_from_random_positions_with_kings(variant, rn
 def test_c_perft_equals_python_perft_from_random_positions(variant, rng):
     pos = random_position(variant, rng)
     for keep in (False, True):
-        assert accel.perft(pos, 3, keep) == perft(pos, 3, keep), pos.fen()
+        expected = perft(pos, 3, keep)
+        assert accel.perft(pos, 3, keep) == expected, pos.fen()
+        assert accel.perft(pos, 3, keep, table_bits=4) == expected, pos.fen()
