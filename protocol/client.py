@@ -23,9 +23,10 @@ import json
 import secrets
 import urllib.error
 import urllib.request
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 from urllib.parse import quote
 
 from websockets.asyncio.client import ClientConnection
@@ -182,7 +183,88 @@ class Kondavo:
         return GameConnection(self, seat, None, since=since, name=name)
 
 
-class GameConnection:
+class _Socket(ABC):
+    """What the game and lobby sockets share: connecting and saying hello, a reader task
+    that keeps every message in ``received`` (and its bytes in ``frames``) in order,
+    hands it to ``_take`` and wakes whoever waits in ``until``; ``close_code`` once the
+    socket is gone (1006 when it closed without a code)."""
+
+    def __init__(self, client: Kondavo):
+        self.client = client
+        self.socket: ClientConnection | None = None
+        self.received: list[m.ServerMessage] = []
+        self.frames: list[bytes] = []
+        self.gaps = 0  # events that skipped a version (a correct server never causes one)
+        self.close_code: int | None = None
+        self._changed = asyncio.Condition()
+        self._reader: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> Self:
+        return await self.open()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @abstractmethod
+    async def open(self) -> Self:
+        """Connect (``_connect``) and return once the first state is in."""
+
+    @abstractmethod
+    def _take(self, msg: m.ServerMessage) -> None:
+        """Keep what ``msg`` says (it is already in ``received``)."""
+
+    @abstractmethod
+    def _lost(self) -> None:
+        """The socket is gone: fail whatever waits for an answer on it."""
+
+    async def _connect(self, path: str, hello: m.Hello) -> None:
+        self.socket = await ws_connect(
+            f"{self.client.ws_url}{path}",
+            subprotocols=[Subprotocol(m.SUBPROTOCOL)],
+            max_size=None,
+            open_timeout=self.client.timeout,
+        )
+        self.close_code = None
+        self._reader = asyncio.create_task(self._read())
+        await self.socket.send(m.encode(hello))
+
+    async def close(self) -> None:
+        if self.socket is not None:
+            await self.socket.close()
+        if self._reader is not None:
+            with contextlib.suppress(BaseException):
+                await self._reader
+
+    async def _read(self) -> None:
+        assert self.socket is not None
+        try:
+            async for frame in self.socket:
+                if isinstance(frame, str):
+                    continue
+                self.frames.append(frame)
+                msg = m.decode_server(frame)
+                self.received.append(msg)
+                self._take(msg)
+                async with self._changed:
+                    self._changed.notify_all()
+        except Exception:
+            pass
+        finally:
+            self.close_code = self.socket.close_code or 1006
+            self._lost()
+            async with self._changed:
+                self._changed.notify_all()
+
+    async def until(self, condition: Callable[[Self], bool], timeout: float | None = -1) -> None:
+        """Wait until ``condition(self)`` holds (checked after every message).
+
+        ``timeout`` -1 means the client's default; None waits for ever."""
+        limit = self.client.timeout if timeout == -1 else timeout
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(lambda: condition(self)), limit)
+
+
+class GameConnection(_Socket):
     """One game socket and the game as its messages describe it.
 
     ``received`` holds every message in order and ``frames`` the raw bytes, so tests
@@ -198,17 +280,12 @@ class GameConnection:
         since: int | None = None,
         name: str | None = None,
     ):
-        self.client = client
+        super().__init__(client)
         self.game = game
         self.token = token
         self.name = name
         self._since = since
-        self.socket: ClientConnection | None = None
-        self.received: list[m.ServerMessage] = []
-        self.frames: list[bytes] = []
         self.errors: list[m.Error] = []
-        self.gaps = 0  # events that skipped a version (a correct server never causes one)
-        self.close_code: int | None = None
         self.rematch_seat: m.Seat | None = None
         # the game as last described
         self.v = 0
@@ -233,8 +310,6 @@ class GameConnection:
         self._ack = secrets.randbelow(1 << 30)
         self._waiting: dict[int, asyncio.Future[m.Ack]] = {}
         self._pings: dict[int, asyncio.Future[m.Pong]] = {}
-        self._changed = asyncio.Condition()
-        self._reader: asyncio.Task[None] | None = None
         self._cursor = 0
 
     # --- life -----------------------------------------------------------------------
@@ -242,34 +317,13 @@ class GameConnection:
     def __await__(self) -> Generator[Any, None, GameConnection]:
         return self.open().__await__()
 
-    async def __aenter__(self) -> GameConnection:
-        return await self.open()
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
     async def open(self) -> GameConnection:
         """Connect and say hello; returns once the first state (or catch-up) is in."""
-        self.socket = await ws_connect(
-            f"{self.client.ws_url}/ws/games/{quote(self.game)}",
-            subprotocols=[Subprotocol(m.SUBPROTOCOL)],
-            max_size=None,
-            open_timeout=self.client.timeout,
-        )
-        self.close_code = None
-        self._reader = asyncio.create_task(self._read())
         hello = m.Hello(token=self.token, since=self._since, name=self.name)
-        await self.socket.send(m.encode(hello))
+        await self._connect(f"/ws/games/{quote(self.game)}", hello)
         if self._since is None:
             await self.until(lambda c: c.status != "" or c.close_code is not None)
         return self
-
-    async def close(self) -> None:
-        if self.socket is not None:
-            await self.socket.close()
-        if self._reader is not None:
-            with contextlib.suppress(BaseException):
-                await self._reader
 
     async def reconnect(self) -> GameConnection:
         """Drop the socket and come back with the last version seen (a resync)."""
@@ -277,33 +331,17 @@ class GameConnection:
         self._since = self.v
         return await self.open()
 
-    async def _read(self) -> None:
-        assert self.socket is not None
-        try:
-            async for frame in self.socket:
-                if isinstance(frame, str):
-                    continue
-                self.frames.append(frame)
-                self._take(m.decode_server(frame))
-                async with self._changed:
-                    self._changed.notify_all()
-        except Exception:
-            pass
-        finally:
-            self.close_code = self.socket.close_code or 1006
-            pending: list[asyncio.Future[Any]] = [*self._waiting.values(), *self._pings.values()]
-            for future in pending:
-                if not future.done():
-                    future.set_exception(ConnectionError("the socket closed"))
-            self._waiting.clear()
-            self._pings.clear()
-            async with self._changed:
-                self._changed.notify_all()
+    def _lost(self) -> None:
+        pending: list[asyncio.Future[Any]] = [*self._waiting.values(), *self._pings.values()]
+        for future in pending:
+            if not future.done():
+                future.set_exception(ConnectionError("the socket closed"))
+        self._waiting.clear()
+        self._pings.clear()
 
     # --- keeping the game's state ------------------------------------------------------
 
     def _take(self, msg: m.ServerMessage) -> None:
-        self.received.append(msg)
         if isinstance(msg, m.Event):
             if not isinstance(msg, m.State) and msg.v != self.v + 1:
                 self.gaps += 1
@@ -366,16 +404,6 @@ class GameConnection:
         return self.status == "playing" and self.you == self.side_to_move and bool(self.legal)
 
     # --- waiting ------------------------------------------------------------------------
-
-    async def until(
-        self, condition: Callable[[GameConnection], bool], timeout: float | None = -1
-    ) -> None:
-        """Wait until ``condition(self)`` holds (checked after every message).
-
-        ``timeout`` -1 means the client's default; None waits for ever."""
-        limit = self.client.timeout if timeout == -1 else timeout
-        async with self._changed:
-            await asyncio.wait_for(self._changed.wait_for(lambda: condition(self)), limit)
 
     async def next(
         self, match: str | Callable[[m.ServerMessage], bool], timeout: float | None = -1
@@ -526,28 +554,15 @@ class GameConnection:
         return await asyncio.wait_for(future, self.client.timeout)
 
 
-class LobbyConnection:
+class LobbyConnection(_Socket):
     """The lobby socket: the listing once, then each ``changes`` folded into
     ``listing`` (``protocol.lobby``). ``received`` and ``frames`` hold every
     message and its bytes in order; ``gaps`` counts changes that skipped a version (a
     correct server never causes one)."""
 
     def __init__(self, client: Kondavo, since: m.Lobby | None = None):
-        self.client = client
+        super().__init__(client)
         self.listing: m.Lobby | None = since
-        self.socket: ClientConnection | None = None
-        self.received: list[m.ServerMessage] = []
-        self.frames: list[bytes] = []
-        self.gaps = 0
-        self.close_code: int | None = None
-        self._changed = asyncio.Condition()
-        self._reader: asyncio.Task[None] | None = None
-
-    async def __aenter__(self) -> LobbyConnection:
-        return await self.open()
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
 
     @property
     def v(self) -> int | None:
@@ -562,26 +577,11 @@ class LobbyConnection:
     async def open(self) -> LobbyConnection:
         """Connect and say hello (with the version held, if any); without one, returns
         once the listing is in (with one, what was missed may still be on its way)."""
-        self.socket = await ws_connect(
-            f"{self.client.ws_url}/ws/lobby",
-            subprotocols=[Subprotocol(m.SUBPROTOCOL)],
-            max_size=None,
-            open_timeout=self.client.timeout,
-        )
-        self.close_code = None
-        self._reader = asyncio.create_task(self._read())
         held = self.v
-        await self.socket.send(m.encode(m.Hello(since=held)))
+        await self._connect("/ws/lobby", m.Hello(since=held))
         if held is None:
             await self.until(lambda c: c.listing is not None or c.close_code is not None)
         return self
-
-    async def close(self) -> None:
-        if self.socket is not None:
-            await self.socket.close()
-        if self._reader is not None:
-            with contextlib.suppress(BaseException):
-                await self._reader
 
     async def reconnect(self) -> LobbyConnection:
         """Drop the socket and come back with the version held: the server sends the
@@ -589,25 +589,10 @@ class LobbyConnection:
         await self.close()
         return await self.open()
 
-    async def _read(self) -> None:
-        assert self.socket is not None
-        try:
-            async for frame in self.socket:
-                if isinstance(frame, str):
-                    continue
-                self.frames.append(frame)
-                self._take(m.decode_server(frame))
-                async with self._changed:
-                    self._changed.notify_all()
-        except Exception:
-            pass
-        finally:
-            self.close_code = self.socket.close_code or 1006
-            async with self._changed:
-                self._changed.notify_all()
+    def _lost(self) -> None:
+        """Nothing waits for an answer on the lobby socket: it takes no commands."""
 
     def _take(self, msg: m.ServerMessage) -> None:
-        self.received.append(msg)
         if isinstance(msg, m.Lobby):
             self.listing = msg
         elif isinstance(msg, m.LobbyChanges):
@@ -615,11 +600,3 @@ class LobbyConnection:
                 self.gaps += 1
                 return
             self.listing = increments.fold(self.listing, msg)
-
-    async def until(
-        self, condition: Callable[[LobbyConnection], bool], timeout: float | None = -1
-    ) -> None:
-        """Wait until ``condition(self)`` holds (checked after every message)."""
-        limit = self.client.timeout if timeout == -1 else timeout
-        async with self._changed:
-            await asyncio.wait_for(self._changed.wait_for(lambda: condition(self)), limit)
