@@ -1,10 +1,14 @@
-"""``python -m server``: serve Kondavo on KONDAVO_HOST:KONDAVO_PORT (127.0.0.1:8000),
-on the Redis at KONDAVO_REDIS_URL when it is set (several nodes may share one)."""
+"""``python -m server [--host H] [--port N]``: serve Kondavo on KONDAVO_HOST:KONDAVO_PORT
+(127.0.0.1:8000; ``--host`` and ``--port`` override them), on the Redis at
+KONDAVO_REDIS_URL when it is set (several nodes may share one). Every other setting is
+a ``KONDAVO_*`` environment variable (server/config.py); any other argument is refused."""
 
 from __future__ import annotations
 
+import argparse
 import gc
 import logging
+import os
 import sys
 
 from server.config import ConfigError, Settings
@@ -45,10 +49,50 @@ def tune_gc() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
-def main() -> int:
+# What an argument the server does not take is told (exit code 2, as argparse's own).
+ONLY_HOST_AND_PORT = (
+    "it takes only --host and --port, not {}: every other setting is a KONDAVO_*"
+    " environment variable (README, Configuration)"
+)
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 0 to 65535, not {text!r}")
+    return int(text)
+
+
+def arguments(argv: list[str]) -> argparse.Namespace:
+    """``--host`` and ``--port``; anything else ends the process (2) with a sentence."""
+    parser = argparse.ArgumentParser(
+        prog="python -m server",
+        description="Serve Kondavo.",
+        epilog="Every other setting is a KONDAVO_* environment variable"
+        " (README, Configuration): KONDAVO_REDIS_URL, KONDAVO_PUBLIC_URL, ...",
+        allow_abbrev=False,
+    )
+    parser.add_argument(
+        "--host", help="the address to listen on (overrides KONDAVO_HOST; default 127.0.0.1)"
+    )
+    parser.add_argument(
+        "--port", type=_port, help="the port to listen on (overrides KONDAVO_PORT; default 8000)"
+    )
+    args, others = parser.parse_known_args(argv)
+    if others:
+        parser.error(ONLY_HOST_AND_PORT.format(repr(" ".join(others))))
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = arguments(sys.argv[1:] if argv is None else argv)
+    env = dict(os.environ)
+    if args.host is not None:
+        env["KONDAVO_HOST"] = args.host
+    if args.port is not None:
+        env["KONDAVO_PORT"] = str(args.port)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
-        settings = Settings.from_env()
+        settings = Settings.from_env(env)
     except ConfigError as exc:
         print(f"kondavo: {exc}", file=sys.stderr)
         return 2
