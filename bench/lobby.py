@@ -22,9 +22,7 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,59 +32,13 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from loadgen import free_port, raise_open_files, wait_http  # noqa: E402
+from loadgen import raise_open_files  # noqa: E402
+from nodes import checkout, start_node, stop_node  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 from websockets.typing import Subprotocol  # noqa: E402
 
 from protocol import messages as m  # noqa: E402
 from protocol.client import Kondavo, SeatTicket  # noqa: E402
-
-
-def extract(revision: str, into: Path) -> str:
-    """The revision's server, protocol and engine (``git archive``: no worktree of the
-    repository is touched) in ``into``; returns its short hash."""
-    short = subprocess.run(
-        ["git", "-C", str(REPO), "rev-parse", "--short", revision],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    archive = subprocess.run(
-        ["git", "-C", str(REPO), "archive", "--format=tar", short, "server", "protocol", "engine"],
-        check=True,
-        capture_output=True,
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    return short
-
-
-def start_node(tree: Path, redis_url: str | None) -> tuple[str, subprocess.Popen[bytes]]:
-    port = free_port()
-    env = dict(os.environ)
-    env.pop("KONDAVO_REDIS_URL", None)
-    env.update(
-        KONDAVO_HOST="127.0.0.1",
-        KONDAVO_PORT=str(port),
-        KONDAVO_SOCKETS_PER_IP="0",
-        KONDAVO_GAMES_PER_IP="0",
-        KONDAVO_PLAYER_MESSAGES="1000000",
-        KONDAVO_SPECTATOR_MESSAGES="1000000",
-        KONDAVO_BOT_WORKERS="0",
-        KONDAVO_ANALYSIS_WORKERS="0",
-        PYTHONPATH=str(tree),
-    )
-    if redis_url:
-        env["KONDAVO_REDIS_URL"] = redis_url
-    process = subprocess.Popen(
-        [sys.executable, "-m", "server"],
-        cwd=tree,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    wait_http(url + "/healthz", process)
-    return url, process
 
 
 class Watcher:
@@ -181,16 +133,13 @@ def run_one(tree: Path, args: argparse.Namespace, redis: object | None) -> dict[
     if redis is not None:
         redis.flush()  # type: ignore[attr-defined]
         redis_url = redis.url  # type: ignore[attr-defined]
-    url, process = start_node(tree, redis_url)
+    url, process = start_node(
+        redis_url, tree, KONDAVO_BOT_WORKERS="0", KONDAVO_ANALYSIS_WORKERS="0"
+    )
     try:
         return asyncio.run(measure(url, args))
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_node(process)
 
 
 def main() -> int:
@@ -214,7 +163,7 @@ def main() -> int:
     results: dict[str, list[dict[str, float]]] = {"baseline": [], "this": []}
     try:
         with tempfile.TemporaryDirectory(prefix="kondavo-lobby-baseline-") as folder:
-            short = extract(args.baseline, Path(folder))
+            short = checkout(args.baseline, Path(folder), "server", "protocol", "engine")
             for n in range(args.rounds):
                 for name, tree in (("baseline", Path(folder)), ("this", REPO)):
                     figures = run_one(tree, args, redis)

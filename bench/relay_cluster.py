@@ -21,7 +21,6 @@ import json
 import os
 import random
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -34,7 +33,8 @@ sys.path.insert(0, str(REPO))
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from loadgen import free_port, wait_http  # noqa: E402
+from loadgen import free_port  # noqa: E402
+from nodes import start_node, stop_node  # noqa: E402
 
 from protocol import messages as m  # noqa: E402
 from protocol.client import CommandRefused, Kondavo  # noqa: E402
@@ -71,31 +71,6 @@ class Redis:
         self.process.terminate()
         self.process.wait(10)
         shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def start_node(redis_url: str) -> tuple[str, subprocess.Popen[bytes]]:
-    port = free_port()
-    env = dict(os.environ)
-    env.update(
-        KONDAVO_REDIS_URL=redis_url,
-        KONDAVO_HOST="127.0.0.1",
-        KONDAVO_PORT=str(port),
-        KONDAVO_PLAYER_MESSAGES="1000000",
-        KONDAVO_SPECTATOR_MESSAGES="1000000",
-        KONDAVO_SOCKETS_PER_IP="0",
-        KONDAVO_GAMES_PER_IP="0",
-        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
-    )
-    process = subprocess.Popen(
-        [sys.executable, "-m", "server"],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    wait_http(url + "/healthz", process)
-    return url, process
 
 
 async def one_table(
@@ -175,12 +150,7 @@ def main() -> int:
                 result = asyncio.run(run_mode(urls, args.games, args.spectators, args.seconds))
             finally:
                 for _, process in started:
-                    process.send_signal(signal.SIGTERM)
-                    try:
-                        process.wait(30)
-                    except subprocess.TimeoutExpired:
-                        process.kill()
-                        process.wait()
+                    stop_node(process)
             results.append(result)
             print(
                 f"redis, {count} node(s): {result['moves_per_s']} moves/s, relay "

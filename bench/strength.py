@@ -63,6 +63,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from nodes import checkout  # noqa: E402
 
 from engine import VARIANTS, Game, Move, get_rules  # noqa: E402
 from engine.game import Result  # noqa: E402
@@ -85,7 +88,6 @@ from engine.search import Searcher, SearchParams  # noqa: E402
 PYD_VARIANTS = ("international", "brazilian", "russian")
 DRIVER = Path(__file__).with_name("pyd_driver.py")
 BASELINE_DRIVER = Path(__file__).with_name("baseline_driver.py")
-ROOT = Path(__file__).resolve().parent.parent
 
 # --- squares in PDN numbers -------------------------------------------------------------
 
@@ -321,24 +323,6 @@ def _our_move(rules: Rules, legal: list[Move], answer: dict[str, Any]) -> Move:
 # --- another revision's level 8 -----------------------------------------------------------
 
 
-def checkout(revision: str, into: Path) -> str:
-    """REV's ``engine/`` extracted into ``into`` (``git archive``: the working tree and
-    its worktrees are untouched); returns the revision's short hash."""
-    short = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", revision],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", "--format=tar", short, "engine"],
-        check=True,
-        capture_output=True,
-    ).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    return short
-
-
 def game_vs_baseline(
     variant: str, opening: list[str], ours_white: bool, seconds: float, seed: int, base_dir: str
 ) -> GameOutcome:
@@ -447,7 +431,7 @@ def run_baseline(args: argparse.Namespace) -> int:
     summary: dict[str, dict[str, float]] = {}
     errors: list[str] = []
     with tempfile.TemporaryDirectory(prefix="kondavo-baseline-") as folder:
-        rev = checkout(args.baseline, Path(folder))
+        rev = checkout(args.baseline, Path(folder), "engine")
         print(
             f"strength: level 8 of the working tree vs level 8 of {rev}, "
             f"{args.games} games a rule set and time, {args.jobs} jobs",
