@@ -4,10 +4,12 @@ sockets, attempts to move for someone else, and the server's own failures."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import socket
 import time
+from collections.abc import AsyncIterator
 
 import pytest
 from websockets.asyncio.client import connect
@@ -150,16 +152,22 @@ async def test_a_stream_of_malformed_frames_gets_errors_then_close_4029(k: Konda
     assert (await k.request("GET", "/healthz"))["status"] == "ok"
 
 
+async def _closed_after(conn: GameConnection, limit: int, command, refused: str) -> None:
+    """``limit`` commands are each answered (refused with ``refused``, the socket left
+    open); the next one closes the socket 1008."""
+    for n in range(limit):
+        await conn.send(command(ack=n))
+    await conn.until(lambda c: len(c.errors) >= limit)
+    assert conn.close_code is None and {e.code for e in conn.errors} == {refused}
+    await conn.send(command(ack=limit))
+    await closed_with(conn, m.CloseCode.POLICY)
+
+
 async def test_a_player_flood_is_closed_1008_after_100_messages(serve):
     k = (await serve(player_messages=100, spectator_messages=50, messages_window_s=20)).kondavo
     white, _ = await seated(k)
     async with k.connect(white) as w:
-        for n in range(100):
-            await w.send(m.DeclineDraw(ack=n))
-        await w.until(lambda c: len(c.errors) >= 100)
-        assert w.close_code is None and {e.code for e in w.errors} == {"draw/no_offer"}
-        await w.send(m.DeclineDraw(ack=100))
-        await closed_with(w, m.CloseCode.POLICY)
+        await _closed_after(w, 100, m.DeclineDraw, "draw/no_offer")
         assert w.errors[-1].code == "rate/limited" and w.errors[-1].ack == 100
 
 
@@ -169,12 +177,7 @@ async def test_a_spectator_gets_50_messages_and_pings_are_exempt(serve):
     async with k.connect(white.game) as s:
         for _ in range(120):
             await s.ping()
-        for n in range(50):
-            await s.send(m.Resign(ack=n))
-        await s.until(lambda c: len(c.errors) >= 50)
-        assert s.close_code is None and {e.code for e in s.errors} == {"seat/spectator"}
-        await s.send(m.Resign(ack=50))
-        await closed_with(s, m.CloseCode.POLICY)
+        await _closed_after(s, 50, m.Resign, "seat/spectator")
 
 
 async def test_chat_allows_five_lines_per_ten_seconds_and_drops_repeats(serve):
@@ -368,45 +371,50 @@ async def _play(w: GameConnection, b: GameConnection, plies: int, rng: random.Ra
         await b.until(lambda c, n=target: len(c.moves) >= n)
 
 
-async def test_a_stalled_spectator_is_cut_off_and_the_players_play_on(serve):
-    running = await serve(send_timeout_s=0.3, ping_interval_s=60, chat_lines=0)
+@contextlib.asynccontextmanager
+async def _beside_a_stalled_spectator(serve, **settings) -> AsyncIterator[tuple]:
+    """Two players of a new game, connected, and one spectator's socket that never reads
+    (its place on the server with a small send buffer, so its sends soon block): yields
+    (the client, the hub, the game id, white's connection, black's)."""
+    running = await serve(chat_lines=0, **settings)
     k = running.kondavo
     hub = running.server.config.app.state.hub  # type: ignore[union-attr]
     white, black = await seated(k, variant="english", clock=None)
     stalled = await _stalled_socket(f"{k.ws_url}/ws/games/{white.game}", m.Hello())
-    rng = random.Random(3)
     async with k.connect(white) as w, k.connect(black) as b:
         await w.until(lambda c: c.spectators == 1)
         _shrink_send_buffer(hub, white.game)
-        async with k.connect(white.game) as chatty:
+        yield k, hub, white.game, w, b
+    stalled.transport.abort()
+
+
+async def test_a_stalled_spectator_is_cut_off_and_the_players_play_on(serve):
+    rng = random.Random(3)
+    async with _beside_a_stalled_spectator(serve, send_timeout_s=0.3, ping_interval_s=60) as stage:
+        k, hub, game, w, b = stage
+        async with k.connect(game) as chatty:
             # The players and the chatty spectator are all that is left.
-            await _flood_until(lambda: len(hub.members(white.game)) == 3, chatty, (w, b), rng)
+            await _flood_until(lambda: len(hub.members(game)) == 3, chatty, (w, b), rng)
             await w.until(lambda c: c.spectators == 1)
             await _play(w, b, 10, rng)
         assert w.gaps == 0 and b.gaps == 0
-    stalled.transport.abort()
 
 
 async def test_a_stalled_spectator_never_holds_up_the_players(serve):
     # No send timeout within the test: the stalled spectator stays, its send blocked,
     # and the players' moves must reach each other all the same.
-    running = await serve(send_timeout_s=3600, ping_interval_s=3600, chat_lines=0)
-    k = running.kondavo
-    hub = running.server.config.app.state.hub  # type: ignore[union-attr]
-    white, black = await seated(k, variant="english", clock=None)
-    stalled = await _stalled_socket(f"{k.ws_url}/ws/games/{white.game}", m.Hello())
     rng = random.Random(5)
-    async with k.connect(white) as w, k.connect(black) as b:
-        await w.until(lambda c: c.spectators == 1)
-        _shrink_send_buffer(hub, white.game)
+    async with _beside_a_stalled_spectator(
+        serve, send_timeout_s=3600, ping_interval_s=3600
+    ) as stage:
+        k, hub, game, w, b = stage
         # The one spectator so far: the stalled socket's place on the server.
-        (held,) = [member for member in hub.members(white.game) if member.side is None]
-        async with k.connect(white.game) as chatty:
+        (held,) = [member for member in hub.members(game) if member.side is None]
+        async with k.connect(game) as chatty:
             await _flood_until(lambda: held.outbox.sending_since is not None, chatty, (), rng)
             played = len(w.moves)
             await _play(w, b, 30, rng)
             assert len(w.moves) > played and w.moves == b.moves
             # Still there and still stuck: the players never waited for it.
-            assert held in hub.members(white.game) and held.outbox.sending_since is not None
+            assert held in hub.members(game) and held.outbox.sending_since is not None
         assert w.gaps == 0 and b.gaps == 0
-    stalled.transport.abort()
