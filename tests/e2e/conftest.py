@@ -18,6 +18,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import pytest
 from e2e_support import KillableProxy, Player, artifacts_dir
@@ -56,28 +57,25 @@ def wait_for_http(url: str, process: subprocess.Popen[bytes], timeout: float = 2
     raise RuntimeError(f"the server did not answer {url} within {timeout} s")
 
 
-@pytest.fixture(scope="session")
-def server() -> Iterator[str]:
-    """Base URL of a real server with the memory store; short claim delay for tests."""
+@contextlib.contextmanager
+def kondavo_server(
+    output: IO[bytes] | int, cwd: str | Path = REPO, **settings: str
+) -> Iterator[str]:
+    """``python -m server`` of ``cwd`` on a free loopback port, the memory store and this
+    checkout's client, with ``settings`` (more ``KONDAVO_*`` variables) and its output
+    to ``output``; yields its base URL once it answers, and stops it after."""
     port = free_port()
     env = {
         **os.environ,
         "KONDAVO_HOST": "127.0.0.1",
         "KONDAVO_PORT": str(port),
-        "KONDAVO_CLAIM_AFTER_S": "3",
         "KONDAVO_GAMES_PER_IP": "0",  # every browser here is 127.0.0.1
+        "KONDAVO_CLIENT_DIR": str(REPO / "client-js"),
+        **settings,
     }
     env.pop("KONDAVO_REDIS_URL", None)
-    env["KONDAVO_CLIENT_DIR"] = str(REPO / "client-js")
-    # KONDAVO_E2E_SERVER_DIR: run the server from another checkout (the client stays this one).
-    server_dir = os.environ.get("KONDAVO_E2E_SERVER_DIR", str(REPO))
-    log = open(artifacts_dir() / "server.log", "wb")  # noqa: SIM115 - closed below
     process = subprocess.Popen(
-        [sys.executable, "-m", "server"],
-        cwd=server_dir,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
+        [sys.executable, "-m", "server"], cwd=cwd, env=env, stdout=output, stderr=subprocess.STDOUT
     )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -89,7 +87,18 @@ def server() -> Iterator[str]:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
-        log.close()
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[str]:
+    """Base URL of a real server with the memory store; short claim delay for tests."""
+    # KONDAVO_E2E_SERVER_DIR: run the server from another checkout (the client stays this one).
+    server_dir = os.environ.get("KONDAVO_E2E_SERVER_DIR", str(REPO))
+    with (
+        open(artifacts_dir() / "server.log", "wb") as log,
+        kondavo_server(log, server_dir, KONDAVO_CLAIM_AFTER_S="3") as base,
+    ):
+        yield base
 
 
 # Module scope: Playwright's sync API keeps its own event loop running while it is

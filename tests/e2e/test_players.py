@@ -4,13 +4,11 @@ the computer."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
-from conftest import REPO, free_port, wait_for_http
+from conftest import kondavo_server
 from e2e_support import Player, artifacts_dir
 from test_vs_computer import start_computer_game
 
@@ -116,30 +114,8 @@ def test_a_takeback_against_the_computer_is_granted_at_once(open_page):
 def forgetful_server() -> Iterator[str]:
     """A second server that forgets a finished game's record 2 s after its end, as a
     long-running site forgets it after days; the players' histories stay."""
-    port = free_port()
-    env = {
-        **os.environ,
-        "KONDAVO_HOST": "127.0.0.1",
-        "KONDAVO_PORT": str(port),
-        "KONDAVO_FINISHED_KEPT_S": "2",
-        "KONDAVO_GAMES_PER_IP": "0",
-        "KONDAVO_CLIENT_DIR": str(REPO / "client-js"),
-    }
-    env.pop("KONDAVO_REDIS_URL", None)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "server"],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_http(f"{base}/healthz", process)
+    with kondavo_server(subprocess.DEVNULL, KONDAVO_FINISHED_KEPT_S="2") as base:
         yield base
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def test_a_game_whose_record_expired_is_replayed_from_the_history(open_page, forgetful_server):
