@@ -360,10 +360,11 @@ class Searcher:
     ) -> tuple[Move, int, int, int, list[Move]] | None:
         """The compiled search of ``position`` (more than one legal move, ``moves`` in
         the generator's order, to be tried in ``order``): its move and line as this
-        position's Move objects, with its score, depth and nodes. None if its move is
-        not one of ``moves`` (the two generators disagree: never seen, but then the
-        Python search answers rather than a wrong move)."""
-        index, score, depth, nodes, line = compiled.search(
+        position's Move objects, with its score, depth and nodes. None, and the Python
+        search answers, where the root has more moves than the C generator holds or the
+        move found is not one of ``moves`` (the generators disagree: never seen, but
+        never a wrong move)."""
+        found = compiled.search(
             position.white,
             position.black,
             position.kings,
@@ -381,6 +382,9 @@ class Searcher:
             self._egtb.probe if self._egtb is not None else None,
             self._eg_pieces,
         )
+        if found is None:
+            return None  # a root beyond the C generator's limits
+        index, score, depth, nodes, line = found
         best = moves[index]
         f, to, capmask = line[0]
         if (best.path[0], best.path[-1], best.capmask) != (f, to, capmask):

@@ -842,10 +842,14 @@ static PyObject *search_search(SearchObject *self, PyObject *args, PyObject *kwd
     r->kings = kings;
     r->key = position_key(self->t, white, black, kings, turn);
     r->n = gen_moves(self->t, r->own, r->opp, kings, turn, 0, r->moves);
+    if (r->n < 0) {
+        /* Beyond the generator's limits (never seen in play): the caller's Python
+         * search answers instead. */
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
     if (r->n < 2) {
-        PyErr_SetString(PyExc_ValueError,
-                        r->n < 0 ? "more moves than the compiled search holds"
-                                 : "the root has no choice to search");
+        PyErr_SetString(PyExc_ValueError, "the root has no choice to search");
         goto done;
     }
     if (int_list(order_obj, "order", r->n, r->order) < 0)
@@ -924,7 +928,8 @@ static PyMethodDef search_methods[] = {
     {"search", (PyCFunction)(void (*)(void))search_search, METH_VARARGS | METH_KEYWORDS,
      "search(white, black, kings, turn, history, order, noise, max_depth, time_limit,\n"
      "floor_time, node_limit, min_depth, reductions, probcut, probe, eg_pieces)\n"
-     "-> (index of the best root move in generation order, score, depth, nodes, pv)\n\n"
+     "-> (index of the best root move in generation order, score, depth, nodes, pv),\n"
+     "or None when the root has more moves than the generator holds\n\n"
      "order: the root moves' indexes in the order to try them; noise: per place in\n"
      "that order, or None; time_limit < 0 and node_limit 0: none; floor_time: seconds\n"
      "the first min_depth plies may take; probe: the endgame\n"

@@ -4,13 +4,31 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import urllib.error
 import urllib.request
 from typing import Any
 
-from engine import Game, get_rules
+import pytest
+
+from engine import Game, accel, get_rules
 from engine.analysis import WIN, evaluate_positions, judge_moves, summary
 from protocol.client import Kondavo
+
+# The analyst's search in both engines, as tests/engine/conftest.py runs the search
+# tests: C is left out only where it is not built and KONDAVO_ENGINE=python says so.
+ENGINES = ["python", "c"]
+if not accel.built() and os.environ.get("KONDAVO_ENGINE", "").strip() == "python":
+    ENGINES = ["python"]
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request, monkeypatch) -> str:
+    """KONDAVO_ENGINE for the test (the server's analyst workers inherit it)."""
+    monkeypatch.setenv("KONDAVO_ENGINE", request.param)
+    assert accel.available() == (request.param == "c")
+    return request.param
+
 
 OPENING = ["11-15", "23-19", "8-11", "22-17", "9-13", "17-14", "10x17"]
 
@@ -47,7 +65,7 @@ async def finished_game(k: Kondavo, moves: list[str]) -> str:
     return creator.game
 
 
-async def test_a_finished_game_is_analysed_position_by_position_in_order(serve):
+async def test_a_finished_game_is_analysed_position_by_position_in_order(serve, engine):
     running = await serve(analysis_nodes=2_000)
     game = await finished_game(running.kondavo, OPENING)
     status, lines = await analyse(running.url, {"game": game})
@@ -86,7 +104,7 @@ async def test_a_record_that_cannot_be_replayed_is_refused_with_the_engines_reas
     assert status == 404 and error["error"]["code"] == "room/not_found"
 
 
-async def test_any_position_of_any_rule_set_can_be_analysed(serve):
+async def test_any_position_of_any_rule_set_can_be_analysed(serve, engine):
     running = await serve(analysis_nodes=1_000)
     status, lines = await analyse(
         running.url, {"variant": "turkish", "fen": "W:Wa2,Kd4:Bh7,g7", "moves": []}
@@ -128,7 +146,7 @@ def test_losses_beyond_a_won_position_are_not_blunders():
     assert judge_moves([900, 2000], [False])[0]["judgement"] is None
 
 
-def test_a_forced_capture_is_looked_past_and_a_lost_position_says_so():
+def test_a_forced_capture_is_looked_past_and_a_lost_position_says_so(engine):
     rules = get_rules("english")
     # White to move must capture 18x11... leaving Black no piece: won at once.
     game = Game(rules, "W:W18:B15")
