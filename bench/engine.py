@@ -10,10 +10,12 @@ py-draughts also imports as ``draughts``, so it lives in its own virtual environ
 
 Both libraries run the same perft loop over their public API (generate the legal
 moves, play each, recurse). Where the optional C accelerator (engine._accel) is built,
-its perft (last ply counted; without and with a transposition table) and its move
-generation (Moves built for Python, as Position.legal_moves() gives them) are timed in
-the same run, with their ratio to the Python figures; ``KONDAVO_ENGINE=python`` leaves
-them out. The last line is one JSON object with every figure.
+its perft (last ply counted; without and with a transposition table), its move
+generation (Moves built for Python, as Position.legal_moves() gives them) and its search
+at the same fixed depth on the same positions are timed in the same run, with their
+ratio to the Python figures (the first table's search column is always the pure-Python
+search's); ``KONDAVO_ENGINE=python`` leaves them out. The last line is one JSON object
+with every figure.
 py-draughts gets English wrong (captures optional), so only International,
 Brazilian and Russian are compared.
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import subprocess
 import sys
@@ -124,13 +127,23 @@ def search_positions(variant: str, count: int) -> list[Position]:
     return out
 
 
-def search_nodes(positions: list[Position], depth: int) -> int:
+def search_nodes(positions: list[Position], depth: int, engine: str | None = None) -> int:
     """Nodes of level 8's search (forward pruning, reductions) to a fixed depth, a fresh
-    searcher a position: the same tree in every run, so only the time can change."""
-    return sum(
-        Searcher(pos.rules).search(pos, params=SearchParams(max_depth=depth, seed=1)).nodes
-        for pos in positions
-    )
+    searcher a position: the same tree in every run, so only the time can change.
+    ``engine``: "python" or "c" (``KONDAVO_ENGINE`` for these searches); None: as set."""
+    before = os.environ.get("KONDAVO_ENGINE")
+    if engine is not None:
+        os.environ["KONDAVO_ENGINE"] = engine
+    try:
+        return sum(
+            Searcher(pos.rules).search(pos, params=SearchParams(max_depth=depth, seed=1)).nodes
+            for pos in positions
+        )
+    finally:
+        if before is None:
+            os.environ.pop("KONDAVO_ENGINE", None)
+        else:
+            os.environ["KONDAVO_ENGINE"] = before
 
 
 BASELINE_SEARCH = r"""
@@ -329,6 +342,7 @@ def main() -> None:
         "c_perft_nps": {},
         "c_perft_table_nps": {},
         "c_movegen_us": {},
+        "c_search_nps": {},
     }
     with_c = accel.available()
     starts = {v: Position.start(get_rules(v)) for v in VARIANTS}
@@ -345,6 +359,8 @@ def main() -> None:
     c_fast = dict.fromkeys(VARIANTS, 0.0)
     c_hashed = dict.fromkeys(VARIANTS, 0.0)
     c_gen = {v: {"start": float("inf"), "midgame": float("inf")} for v in VARIANTS}
+    c_search = dict.fromkeys(VARIANTS, 0.0)
+    c_search_tree = dict.fromkeys(VARIANTS, 0)
     theirs: dict[str, dict] = {}
     # Rounds go over every rule set in turn and keep each one's best figure: the machine
     # is shared, and interleaving spreads its noise evenly over all of them.
@@ -365,8 +381,16 @@ def main() -> None:
                 for name, pos in (("start", start), ("midgame", mid)):
                     us = c_movegen_us(pos, args.calls)
                     c_gen[variant][name] = min(c_gen[variant][name], us)
-            search_tree[variant], secs = timed(search_nodes, searched[variant], args.search_depth)
+            # The search column is the pure-Python search's, the C one's beside it below.
+            search_tree[variant], secs = timed(
+                search_nodes, searched[variant], args.search_depth, "python"
+            )
             search[variant] = max(search[variant], search_tree[variant] / secs)
+            if with_c:
+                c_search_tree[variant], secs = timed(
+                    search_nodes, searched[variant], args.search_depth, "c"
+                )
+                c_search[variant] = max(c_search[variant], c_search_tree[variant] / secs)
             if args.py_draughts and variant in COMPARED:
                 fens = {"start": numeric_fen(start), "midgame": numeric_fen(mid)}
                 got = run_py_draughts(
@@ -421,7 +445,8 @@ def main() -> None:
         print(
             "C accelerator: perft without a table (last ply counted) and with one, against "
             "the fast perft above (with a table) and the public one; move generation "
-            "against Python's"
+            "against Python's; the search (engine/_accel/search.c) against Python's on "
+            "the same positions"
         )
     else:
         print("C accelerator not built or KONDAVO_ENGINE=python: no C figures")
@@ -430,6 +455,7 @@ def main() -> None:
         figures["c_perft_nps"][variant] = round(c_fast[variant])
         figures["c_perft_table_nps"][variant] = round(c_hashed[variant])
         figures["c_movegen_us"][variant] = {k: round(v, 2) for k, v in cg.items()}
+        figures["c_search_nps"][variant] = round(c_search[variant])
         print(
             f"{variant:<14} {c_fast[variant]:>12,.0f} n/s (d{c_depth[variant]})   "
             f"x{c_fast[variant] / fast[variant]:.1f} fast, "
@@ -438,7 +464,9 @@ def main() -> None:
             f"fast   "
             f"{cg['start']:>6.2f} us {cg['midgame']:>6.2f} us   "
             f"x{gen[variant]['start'] / cg['start']:.1f} / "
-            f"x{gen[variant]['midgame'] / cg['midgame']:.1f} movegen"
+            f"x{gen[variant]['midgame'] / cg['midgame']:.1f} movegen   "
+            f"{c_search[variant]:>10,.0f} n/s search ({c_search_tree[variant]} nodes, "
+            f"d{args.search_depth}) x{c_search[variant] / search[variant]:.1f}"
         )
     intl = figures["perft_nps"]["international"]
     intl_public = figures["perft_public_nps"]["international"]

@@ -58,6 +58,7 @@ typedef struct {
     const eval_tables *e;
     TTEntry *tt;
     uint64_t tt_mask;
+    uint64_t salt; /* XORed into the keys this Search stores (see spare_tt) */
     int64_t *history; /* by from * size + to, as Python's */
     CMove *moves;     /* the move stack */
     int64_t *keys;    /* each stacked move's ordering key */
@@ -322,11 +323,12 @@ static void tt_store(SearchObject *s, uint64_t key, int depth, int score, int fl
     else if (score < -WIN_BOUND)
         score -= ply;
     TTEntry *e = &s->tt[key & s->tt_mask];
+    uint64_t stamp = key ^ s->salt;
     /* Always replace, but keep a deeper result of the same position: unlike Python's
      * table, which stops taking entries when full, this one never needs clearing. */
-    if (e->key == key && e->depth > depth && flag != EXACT)
+    if (e->key == stamp && e->depth > depth && flag != EXACT)
         return;
-    e->key = key;
+    e->key = stamp;
     e->score = score;
     e->depth = (int8_t)(depth > 127 ? 127 : depth);
     e->flag = (uint8_t)flag;
@@ -349,7 +351,7 @@ static int negamax(SearchObject *s, bb own, bb opp, bb kings, int turn, int dept
 
     int tt_move = -1;
     const TTEntry *entry = &s->tt[key & s->tt_mask];
-    if (entry->key == key) {
+    if (entry->key == (key ^ s->salt)) {
         tt_move = entry->move;
         if (entry->depth >= depth) {
             int e_score = entry->score;
@@ -673,7 +675,7 @@ static PyObject *principal_variation(SearchObject *s, const Root *r, int first)
             break;
         seen[nseen++] = key;
         const TTEntry *e = &s->tt[key & s->tt_mask];
-        if (e->key != key)
+        if (e->key != (key ^ s->salt))
             break;
         int n = gen_moves(s->t, own, opp, kings, turn, 0, moves);
         if (n <= 0 || e->move >= n)
@@ -685,9 +687,50 @@ static PyObject *principal_variation(SearchObject *s, const Root *r, int first)
 
 /* --- the Python type ------------------------------------------------------------ */
 
+/* A table freed by one Search is kept for the next of the process: the server's weak
+ * levels and the analyst make a Search a move, and a fresh table's first touches (the
+ * kernel zeroing each page) cost more than a short search. It is not cleared: each
+ * Search XORs its own salt into the keys it stores, so another's entries never match
+ * (but with odds 2^-64 each, and a matched entry's move is checked against the real
+ * moves anyway). Only touched with the GIL held. */
+static TTEntry *spare_tt;
+static uint64_t spare_entries;
+
+static TTEntry *take_tt(uint64_t entries)
+{
+    if (spare_tt && spare_entries == entries) {
+        TTEntry *tt = spare_tt;
+        spare_tt = NULL;
+        return tt;
+    }
+    return PyMem_RawCalloc(entries, sizeof(TTEntry));
+}
+
+static void give_back_tt(TTEntry *tt, uint64_t entries)
+{
+    if (!tt)
+        return;
+    if (spare_tt) {
+        PyMem_RawFree(tt);
+        return;
+    }
+    spare_tt = tt;
+    spare_entries = entries;
+}
+
+/* A new salt per Search: splitmix64 of a counter (any distinct odd-looking values do). */
+static uint64_t new_salt(void)
+{
+    static uint64_t counter;
+    uint64_t z = ++counter * 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
 static void search_dealloc(SearchObject *self)
 {
-    PyMem_RawFree(self->tt);
+    give_back_tt(self->tt, self->tt_mask + 1);
     PyMem_RawFree(self->history);
     PyMem_RawFree(self->moves);
     PyMem_RawFree(self->keys);
@@ -717,12 +760,13 @@ static int search_init(SearchObject *self, PyObject *args, PyObject *kwds)
     uint64_t entries = 1;
     while (entries < (uint64_t)tt_size * 4)
         entries <<= 1;
-    PyMem_RawFree(self->tt);
+    give_back_tt(self->tt, self->tt_mask + 1);
     PyMem_RawFree(self->history);
     PyMem_RawFree(self->moves);
     PyMem_RawFree(self->keys);
     PyMem_RawFree(self->order);
-    self->tt = PyMem_RawCalloc(entries, sizeof(TTEntry));
+    self->tt = take_tt(entries);
+    self->tt_mask = entries - 1;
     self->history = PyMem_RawCalloc((size_t)t->size * t->size, sizeof(int64_t));
     self->moves = PyMem_RawMalloc(sizeof(CMove) * MOVE_STACK);
     self->keys = PyMem_RawMalloc(sizeof(int64_t) * MOVE_STACK);
@@ -731,9 +775,7 @@ static int search_init(SearchObject *self, PyObject *args, PyObject *kwds)
         PyErr_NoMemory();
         return -1;
     }
-    /* An empty slot must never match: key 0 is a real key only with probability 2^-64,
-     * and its entry's move is checked against the real moves anyway. */
-    self->tt_mask = entries - 1;
+    self->salt = new_salt();
     Py_INCREF(tables_obj);
     Py_XSETREF(self->tables_obj, tables_obj);
     Py_INCREF(eval_obj);
