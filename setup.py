@@ -6,16 +6,31 @@ engine/_accel/*.c file, and it is optional: with no C compiler (or one without
 on, and the engine runs in pure Python (engine/accel.py's ``available()`` is False).
 """
 
-from glob import glob
+import hashlib
+from pathlib import Path
 
 from setuptools import Extension, setup
+
+SOURCES = Path("engine/_accel")
+
+
+def sources_fingerprint(folder: Path) -> str:
+    """engine/accel.py's function of that name (it cannot be imported before the build):
+    the module carries the digest of the sources it was built from."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.glob("*.c")) + sorted(folder.glob("*.h")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
 
 setup(
     ext_modules=[
         Extension(
             "engine._accel",
-            sources=sorted(glob("engine/_accel/*.c")),
-            depends=sorted(glob("engine/_accel/*.h")),
+            sources=[str(p) for p in sorted(SOURCES.glob("*.c"))],
+            depends=[str(p) for p in sorted(SOURCES.glob("*.h"))],
+            define_macros=[("ACCEL_SOURCES", f'"{sources_fingerprint(SOURCES)}"')],
             extra_compile_args=["-O3", "-Wall", "-Wextra"],
             optional=True,
         )

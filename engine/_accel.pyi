@@ -1,6 +1,7 @@
 # Types of the compiled extension built from engine/_accel/*.c (see engine/accel.py).
 
 MAX_SQUARES: int
+SOURCES: str  # digest of the C sources built (setup.py), compared by engine/accel.py
 
 class Tables:
     def __init__(

@@ -14,7 +14,10 @@ fields. C sees no rule set's name.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import warnings
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -24,13 +27,37 @@ from .position import Position
 from .rules import CrowningInCapture, Rules
 from .tables import Tables, tables_for
 
+
+def sources_fingerprint(folder: Path) -> str:
+    """A digest of the C sources in ``folder`` (engine/_accel/); setup.py compiles the
+    same digest into the module, so a module built from other sources is told apart.
+    (setup.py has its own copy of these lines: it runs before the package imports.)"""
+    digest = hashlib.sha256()
+    for path in sorted(folder.glob("*.c")) + sorted(folder.glob("*.h")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+# Why the accelerator is not used, when it is not: shown by every error that needs it.
+_why_not = "engine._accel is not built: reinstall with a C compiler (pip install -e .)"
 _accel: ModuleType | None
 try:
     from . import _accel
 
+    _sources = Path(__file__).parent / "_accel"
     # Without the compiled module, the sources' folder engine/_accel/ imports as an
     # empty namespace package: that is "not built" too.
     if not hasattr(_accel, "perft"):
+        _accel = None
+    elif _sources.is_dir() and sources_fingerprint(_sources) != getattr(_accel, "SOURCES", ""):
+        # C sources changed since the build (a pull, an edit): the old module could
+        # disagree with the Python beside it, so the engine runs in pure Python.
+        _why_not = (
+            "engine._accel was built from other C sources than engine/_accel/ holds now: "
+            "rebuild it (pip install -e .)"
+        )
+        warnings.warn(_why_not, RuntimeWarning, stacklevel=1)
         _accel = None
 except ImportError:  # not built: no C compiler when the package was installed
     _accel = None
@@ -59,9 +86,7 @@ def available() -> bool:
 
 def _module() -> ModuleType:
     if _accel is None:
-        raise RuntimeError(
-            "engine._accel is not built: reinstall with a C compiler (pip install -e .)"
-        )
+        raise RuntimeError(_why_not)
     return _accel
 
 

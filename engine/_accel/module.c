@@ -9,6 +9,12 @@
 
 #include "accel.h"
 
+/* setup.py passes a digest of the C sources it compiled; engine/accel.py compares it with
+ * the sources beside it and leaves a module built from older ones unused. */
+#ifndef ACCEL_SOURCES
+#define ACCEL_SOURCES ""
+#endif
+
 /* --- bitboards between Python ints and C -------------------------------------------- */
 
 int bb_from_py(PyObject *obj, bb *out) {
@@ -446,7 +452,8 @@ PyMODINIT_FUNC PyInit__accel(void) {
         Py_DECREF(m);
         return NULL;
     }
-    if (PyModule_AddIntConstant(m, "MAX_SQUARES", CMAX_SQ) < 0 || accel_init_search(m) < 0) {
+    if (PyModule_AddIntConstant(m, "MAX_SQUARES", CMAX_SQ) < 0 ||
+        PyModule_AddStringConstant(m, "SOURCES", ACCEL_SOURCES) < 0 || accel_init_search(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -7,6 +7,7 @@ without the build opts out, and then these tests have nothing to compare.
 
 import os
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -34,6 +35,20 @@ def test_accelerator_is_built_unless_turned_off():
         assert accel.available(), (
             "engine._accel is not built: pip install -e . needs a C compiler (gcc or clang)"
         )
+
+
+def test_the_module_is_built_from_the_sources_beside_it(tmp_path):
+    from engine import _accel
+
+    sources = Path(accel.__file__).parent / "_accel"
+    assert accel.sources_fingerprint(sources) == _accel.SOURCES
+    # Any change to a source gives another digest: a stale build is told apart.
+    for path in sources.iterdir():
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    assert accel.sources_fingerprint(tmp_path) == _accel.SOURCES
+    with (tmp_path / "movegen.c").open("a") as f:
+        f.write("\n")
+    assert accel.sources_fingerprint(tmp_path) != _accel.SOURCES
 
 
 def test_the_environment_variable_turns_the_accelerator_off(monkeypatch):
