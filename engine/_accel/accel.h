@@ -90,8 +90,22 @@ typedef struct {
 } CMove;
 
 /* Bit helpers for the two-word bitboard. */
+static inline int popcount64(uint64_t x) {
+#if defined(__x86_64__) && !defined(__POPCNT__)
+    /* Built for any x86-64 (no -mpopcnt), GCC makes __builtin_popcountll a call to
+     * libgcc's __popcountdi2, a tenth of the search's time; this count inlines. */
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
+#else
+    return __builtin_popcountll(x);
+#endif
+}
 static inline int bb_popcount(bb x) {
-    return __builtin_popcountll((uint64_t)x) + __builtin_popcountll((uint64_t)(x >> 64));
+    uint64_t hi = (uint64_t)(x >> 64);
+    /* Only Turkish's board has squares above bit 63: elsewhere the branch is free. */
+    return popcount64((uint64_t)x) + (hi ? popcount64(hi) : 0);
 }
 /* Index of the lowest set bit; x must not be 0. */
 static inline int bb_lsb(bb x) {
