@@ -125,6 +125,13 @@ int has_capture(const Tab *t, bb own, bb opp, bb kings, int turn);
 int gen_moves(const Tab *t, bb own, bb opp, bb kings, int turn, int keep_duplicates,
               CMove *out);
 
+/* gen_moves' two halves, for a caller that has already asked has_capture (a search's
+ * quiescence): the capture moves when the side has a capture, the quiet moves when it
+ * has none. Each is only right in its own case, as gen_moves chooses them. */
+int gen_captures(const Tab *t, bb own, bb opp, bb kings, int turn, int keep_duplicates,
+                 CMove *out);
+int gen_quiet(const Tab *t, bb own, bb opp, bb kings, int turn, CMove *out);
+
 /* How many legal moves, without building quiet ones (perft's last ply). -1: as above. */
 int count_moves(const Tab *t, bb own, bb opp, bb kings, int turn, int keep_duplicates);
 

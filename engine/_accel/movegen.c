@@ -456,6 +456,15 @@ static int count_quiet_moves(const Tab *t, bb own, bb opp, bb kings, int turn) {
 
 /* --- the API ---------------------------------------------------------------------- */
 
+int gen_captures(const Tab *t, bb own, bb opp, bb kings, int turn, int keep_duplicates,
+                 CMove *out) {
+    return capture_moves(t, own, opp, kings, turn, keep_duplicates, out);
+}
+
+int gen_quiet(const Tab *t, bb own, bb opp, bb kings, int turn, CMove *out) {
+    return quiet_moves(t, own, opp, kings, turn, out);
+}
+
 int gen_moves(const Tab *t, bb own, bb opp, bb kings, int turn, int keep_duplicates,
               CMove *out) {
     if (has_capture(t, own, opp, kings, turn))
