@@ -14,15 +14,30 @@ time (user + system, all threads, from /proc) to the moves relayed meanwhile:
 A relayed move is a move the opponent received within the window; each was fanned out
 to both players and the spectator. Configurations: one node on the memory store (for
 reference: a single node needs no Redis), one node on Redis, two nodes on one Redis
-(White on node 1, Black on node 2, so every move crosses Redis), two nodes on a Redis
-Cluster of three masters (``tests/server/redis_server.py``'s). Every Redis is private,
-on a free loopback port.
+twice, and two nodes on a Redis Cluster of three masters
+(``tests/server/redis_server.py``'s). Every Redis is private, on a free loopback port.
+The two ways two nodes on one Redis are used:
+
+- routed (as deployed): each game's sockets, players and spectator alike, and its join
+  on the node its id hashes to, by the rule of ``server/deploy/nginx.conf``'s
+  ``hash $game_id consistent`` (nginx's ketama ring over the nodes' ``host:port``,
+  ``bench/affinity.py``'s ``Ring``; ``bench/routing.py`` checks it against a real
+  nginx). The games split about evenly over the nodes, and only a game's own node
+  receives its moves. This is ``share_cost_ratio``.
+- crossing (the worst case, a router with no affinity): White on node 1, Black on node
+  2, spectators in turn, so every move crosses Redis and both nodes receive it, catch
+  the game up and decode its record. This is ``share_cost_ratio_crossing``.
+
+The three configurations on one Redis run in turn within each round and workload (one
+node, routed, crossing), their nodes all started at the beginning, so that other work on
+the machine, which changes from minute to minute, falls on each alike.
 
 From the paced figures it derives the capacity model: moves/s one node carries per core
 at 80% CPU, moves/s one Redis core carries, nodes per Redis core, concurrent games per
-node at a move every 5-10 s per game. Targets, as ratios of this one run: two nodes'
-total CPU per move at most 1.15x one node's; one Redis core carries at least 4 node
-cores; the cluster's keys within 20% of even over its masters.
+node at a move every 5-10 s per game (with two nodes routed). Targets, as ratios of
+this one run: two nodes' total CPU per move at most 1.15x one node's (routed); one Redis
+core carries at least 4 node cores; the cluster's keys within 20% of even over its
+masters.
 
 ``--pin``: the nodes on CPU 0, Redis and the load generator on CPU 1 (every thread,
 as ``taskset -a`` does). It did not steady anything on the 2-core machine shared with
@@ -35,8 +50,9 @@ and latency, much less the CPU time per move.
     .venv/bin/python bench/capacity.py --quick     # under 10 minutes
     .venv/bin/python bench/capacity.py             # bench/load.py's paced size, 3 rounds
 
-The last line is one JSON object: node_cpu_ms_per_move_1, node_cpu_ms_per_move_2,
-share_cost_ratio, redis_cpu_ms_per_move, node_cores_per_redis_core, cluster_spread.
+The last line is one JSON object: node_cpu_ms_per_move_1, node_cpu_ms_per_move_2 (two
+nodes routed), share_cost_ratio (routed), share_cost_ratio_crossing,
+redis_cpu_ms_per_move, node_cores_per_redis_core, cluster_spread.
 """
 
 from __future__ import annotations
@@ -47,11 +63,13 @@ import json
 import math
 import os
 import shutil
+import signal
 import statistics
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -105,20 +123,26 @@ class Workload:
             return f"paced, {self.games} games at a move per {self.pace:g} s, 1 spectator each"
         return f"saturated, {self.games} games, 1 spectator each"
 
-    def run(self, urls: list[str]) -> dict:
+    def run(self, urls: list[str], routed: bool) -> dict:
         if self.pace:  # two client processes, as bench/load.py's paced run
             halves = [self.games // 2, self.games - self.games // 2]
             return loadgen.merged(
                 loadgen.in_processes(
-                    "play", [(urls, n, 1, self.seconds, self.pace, 5.0) for n in halves]
+                    "play", [(urls, n, 1, self.seconds, self.pace, 5.0, routed) for n in halves]
                 )
             )
-        (run,) = loadgen.in_processes("play", [(urls, self.games, 1, self.seconds)])
+        (run,) = loadgen.in_processes(
+            "play", [(urls, self.games, 1, self.seconds, 0.0, 3.0, routed)]
+        )
         return run
 
 
 def measure(
-    label: str, nodes: list[loadgen.Server], stores: list[Proc], workload: Workload
+    label: str,
+    nodes: list[loadgen.Server],
+    stores: list[Proc],
+    workload: Workload,
+    routed: bool = False,
 ) -> dict:
     """One workload against running nodes: CPU ms per relayed move of every process."""
     procs = [Proc(f"node {i + 1}", n.process.pid) for i, n in enumerate(nodes)] + stores
@@ -126,7 +150,7 @@ def measure(
     machine = loadgen.CpuSampler([Machine()])
     rss_before = sum(n.rss_bytes() for n in nodes)
     try:
-        run = workload.run([n.url for n in nodes])
+        run = workload.run([n.url for n in nodes], routed)
     finally:
         for sampler in [*samplers, machine]:
             sampler.stop()
@@ -194,43 +218,72 @@ def median_of(results: list[dict], key: str) -> float:
     return statistics.median(r[key] for r in results)
 
 
-def run_config(
-    label: str,
-    redis_url: str | None,
-    count: int,
+@dataclass
+class Config:
+    """Nodes measured together: one node, two routed, two crossing, two on a cluster."""
+
+    name: str
+    label: str
+    redis_url: str | None
+    count: int
+    routed: bool = False
+
+
+def run_configs(
+    configs: list[Config],
     stores: list[Proc],
     workloads: list[Workload],
     rounds: int,
     pinned: bool,
     idle_s: float,
-) -> dict[str, dict]:
-    """Start ``count`` nodes, measure them idle, run every workload ``rounds`` times; per
-    workload, the medians of its rounds (and the rounds)."""
-    nodes = [loadgen.start_kondavo(redis_url) for _ in range(count)]
+    between: Any = None,
+) -> dict[str, dict[str, dict]]:
+    """Start every configuration's nodes, measure each idle, then run every workload
+    ``rounds`` times, the configurations taking turns within each round and workload
+    (so what other work on the machine does to the figures falls on each alike, and a
+    ratio compares runs minutes apart at most); per configuration and workload, the
+    medians of its rounds (and the rounds). ``between``: called before each run (the
+    Redis is emptied: games left by the run before would have their timers ticked by
+    whichever nodes are measured next)."""
+    started: dict[str, list[loadgen.Server]] = {}
     try:
-        if pinned:
-            for node in nodes:
-                pin(node.process.pid, NODE_CPU)
-        time.sleep(1.0)  # started: its imports and first rounds are not idling
-        out: dict[str, dict] = {"idle": measure_idle(label, nodes, stores, idle_s)}
-        for workload in workloads:
-            runs = [
-                measure(label + (f", round {n + 1}" if rounds > 1 else ""), nodes, stores, workload)
-                for n in range(rounds)
+        for config in configs:
+            started[config.name] = [
+                loadgen.start_kondavo(config.redis_url) for _ in range(config.count)
             ]
-            out[workload.name] = {
-                "nodes_ms": median_of(runs, "nodes_ms"),
-                "store_ms": median_of(runs, "store_ms"),
-                "client_ms": median_of(runs, "client_ms"),
-                "moves_per_s": median_of(runs, "moves_per_s"),
-                "rss_kib_per_game": median_of(runs, "rss_growth_kib_per_game"),
-                "others_cores": median_of(runs, "others_cores"),
-                "runs": runs,
+            if pinned:
+                for node in started[config.name]:
+                    pin(node.process.pid, NODE_CPU)
+        time.sleep(1.0)  # started: their imports and first rounds are not idling
+        out: dict[str, dict[str, dict]] = {
+            c.name: {"idle": measure_idle(c.label, started[c.name], stores, idle_s)}
+            for c in configs
+        }
+        runs: dict[tuple[str, str], list[dict]] = {}
+        for n in range(rounds):
+            for workload in workloads:
+                for config in configs:
+                    if between is not None:
+                        between()
+                    label = config.label + (f", round {n + 1}" if rounds > 1 else "")
+                    runs.setdefault((config.name, workload.name), []).append(
+                        measure(label, started[config.name], stores, workload, config.routed)
+                    )
+        for (name, workload_name), each in runs.items():
+            out[name][workload_name] = {
+                "nodes_ms": median_of(each, "nodes_ms"),
+                "store_ms": median_of(each, "store_ms"),
+                "client_ms": median_of(each, "client_ms"),
+                "moves_per_s": median_of(each, "moves_per_s"),
+                "rss_kib_per_game": each[0]["rss_growth_kib_per_game"],
+                "others_cores": median_of(each, "others_cores"),
+                "runs": each,
             }
         return out
     finally:
-        for node in nodes:
-            node.stop()
+        for nodes in started.values():
+            for node in nodes:
+                node.stop()
 
 
 def spread(counts: list[int]) -> float:
@@ -251,6 +304,8 @@ def main() -> int:
         "--pin", action="store_true", help="nodes on CPU 0; Redis and the load generator on CPU 1"
     )
     args = parser.parse_args()
+    # Stopped (SIGTERM): the finally clauses stop the nodes and the Redis servers.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     quick = args.quick
     # --quick keeps bench/load.py's move rate (1,000 moves/s) with half its sockets.
     paced_games = args.paced_games or (1000 if quick else 2000)
@@ -280,26 +335,36 @@ def main() -> int:
         return 1
 
     results: dict[str, dict[str, dict]] = {}
-    results["memory"] = run_config(
-        "memory store, 1 node", None, 1, [], workloads, rounds, pinned, idle_s
+    results.update(
+        run_configs(
+            [Config("memory", "memory store, 1 node", None, 1)],
+            [],
+            workloads,
+            rounds,
+            pinned,
+            idle_s,
+        )
     )
     redis = Redis()
     try:
         if pinned:
             pin(redis.process.pid, OTHER_CPU)
         stores = [Proc("redis", redis.process.pid)]
-        for count in (1, 2):
-            redis.flush()
-            results[f"redis{count}"] = run_config(
-                f"redis, {count} node{'s' if count > 1 else ''}",
-                redis.url,
-                count,
+        results.update(
+            run_configs(
+                [
+                    Config("redis1", "redis, 1 node", redis.url, 1),
+                    Config("redis2", "redis, 2 nodes, routed by game id", redis.url, 2, True),
+                    Config("redis2x", "redis, 2 nodes, crossing", redis.url, 2),
+                ],
                 stores,
                 workloads,
                 rounds,
                 pinned,
                 idle_s,
+                redis.flush,
             )
+        )
     finally:
         redis.stop()
 
@@ -311,15 +376,15 @@ def main() -> int:
             for process in cluster.processes:
                 pin(process.pid, OTHER_CPU)
         masters = [Proc(f"master {i + 1}", p.pid) for i, p in enumerate(cluster.processes)]
-        results["cluster"] = run_config(
-            "redis cluster (3 masters), 2 nodes",
-            cluster.url,
-            2,
-            masters,
-            workloads,
-            rounds,
-            pinned,
-            idle_s,
+        results.update(
+            run_configs(
+                [Config("cluster", "redis cluster (3 masters), 2 nodes", cluster.url, 2)],
+                masters,
+                workloads,
+                rounds,
+                pinned,
+                idle_s,
+            )
         )
         keys = [client.dbsize() for client in cluster.clients()]
     finally:
@@ -329,8 +394,10 @@ def main() -> int:
     p = {name: r["paced"] for name, r in results.items()}
     s = {name: r["saturated"] for name, r in results.items()}
     node_1, node_2 = p["redis1"]["nodes_ms"], p["redis2"]["nodes_ms"]
+    node_2x = p["redis2x"]["nodes_ms"]
     redis_ms = p["redis2"]["store_ms"]
     share_cost = node_2 / node_1
+    share_cost_crossing = node_2x / node_1
     # Per node core: a node is one process, one core, planned at 80% of it. A move costs
     # node_2 CPU ms over the nodes together, wherever its sockets are.
     node_moves = BUSY * 1000 / node_2
@@ -349,7 +416,8 @@ def main() -> int:
     names = {
         "memory": "memory store, 1 node",
         "redis1": "redis, 1 node",
-        "redis2": "redis, 2 nodes",
+        "redis2": "redis, 2 nodes, routed",
+        "redis2x": "redis, 2 nodes, crossing",
         "cluster": "cluster (3 masters), 2 nodes",
     }
     for name, label in names.items():
@@ -366,7 +434,8 @@ def main() -> int:
     )
     print(
         f"  saturated: two nodes' CPU per move "
-        f"{s['redis2']['nodes_ms'] / s['redis1']['nodes_ms']:.2f}x one node's; one Redis "
+        f"{s['redis2']['nodes_ms'] / s['redis1']['nodes_ms']:.2f}x one node's routed, "
+        f"{s['redis2x']['nodes_ms'] / s['redis1']['nodes_ms']:.2f}x crossing; one Redis "
         f"core carries {s['redis2']['nodes_ms'] / s['redis2']['store_ms']:.1f} node cores"
     )
     print()
@@ -403,7 +472,8 @@ def main() -> int:
     print()
     load_after = os.getloadavg()
     print(
-        f"two nodes' total CPU per move {share_cost:.2f}x one node's (target <= 1.15); one "
+        f"two nodes' total CPU per move {share_cost:.2f}x one node's routed by game id "
+        f"(target <= 1.15), {share_cost_crossing:.2f}x crossing (no affinity); one "
         f"Redis core carries {cores_per_redis:.1f} node cores (target >= 4); cluster keys "
         f"{cluster_spread:.1%} from even (target <= 20%); load average {load_before[0]:.2f} "
         f"before, {load_after[0]:.2f} after; took {time.monotonic() - began:.0f} s",
@@ -415,6 +485,7 @@ def main() -> int:
                 "node_cpu_ms_per_move_1": round(node_1, 4),
                 "node_cpu_ms_per_move_2": round(node_2, 4),
                 "share_cost_ratio": round(share_cost, 3),
+                "share_cost_ratio_crossing": round(share_cost_crossing, 3),
                 "redis_cpu_ms_per_move": round(redis_ms, 4),
                 "node_cores_per_redis_core": round(cores_per_redis, 2),
                 "cluster_spread": round(cluster_spread, 3),

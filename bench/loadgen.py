@@ -207,7 +207,8 @@ class Http:
     def post(self, url: str, body: dict) -> dict:
         parts = urllib.parse.urlsplit(url)
         data = json.dumps(body).encode()
-        for attempt in (1, 2):
+        dropped = busy = 0
+        while True:
             conn = self._conns.get(parts.netloc)
             if conn is None:
                 conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=60)
@@ -223,13 +224,19 @@ class Http:
                 # more on a new one.
                 conn.close()
                 del self._conns[parts.netloc]
-                if attempt == 2:
+                dropped += 1
+                if dropped == 2:
                     raise
+                continue
+            if response.status == 503 and busy < 20:
+                # server/busy (the store did not answer in time: a loaded machine) is
+                # retryable, and a browser's client retries it too.
+                busy += 1
+                time.sleep(0.1 * busy)
                 continue
             if response.status >= 400:
                 raise RuntimeError(f"POST {url}: {response.status} {answer[:200]!r}")
             return json.loads(answer)
-        raise AssertionError("unreachable")
 
     def close(self) -> None:
         for conn in self._conns.values():
@@ -300,8 +307,17 @@ async def _watch(ws, tally: Tally) -> None:
 class _Table:
     """One game after another between two scripted players, watched by spectators."""
 
-    def __init__(self, urls: list[str], spectators: int, tally: Tally, pace: float, until: float):
+    def __init__(
+        self,
+        urls: list[str],
+        spectators: int,
+        tally: Tally,
+        pace: float,
+        until: float,
+        route: Any = None,
+    ):
         self.urls, self.spectators, self.tally = urls, spectators, tally
+        self.route = route  # game id -> index in urls for all its sockets; None: spread
         self.pace, self.until = pace, until
         self.sent: dict[int, float] = {}
         self.over = asyncio.Event()
@@ -322,12 +338,16 @@ class _Table:
                 first + "/api/games",
                 {"variant": "english", "clock": None, "color": "white"},
             )
+            urls = self.urls
+            if self.route is not None:  # the game's node, as the router picks it
+                urls = [self.urls[self.route(created["id"])]]
+                last = urls[0]
             joined = await asyncio.to_thread(
                 self.http.post, f"{last}/api/games/{created['id']}/join",
                 {"invite": created["invite_url"].split("#invite=")[1]})  # fmt: skip
             game = created["id"]
             self.sent, self.over = {}, asyncio.Event()
-            wsu = ["ws" + u[4:] for u in self.urls]
+            wsu = ["ws" + u[4:] for u in urls]
             sockets = [
                 await _open(wsu[0], game, created["seat"]["token"]),
                 await _open(wsu[-1], game, joined["seat"]["token"]),
@@ -361,9 +381,14 @@ async def play(
     seconds: float,
     pace: float = 0.0,
     warmup: float = 3.0,
+    routed: bool = False,
     together: Any = None,
 ) -> dict:
     """Run ``games`` tables for ``seconds`` after a warm-up; the tally as plain numbers.
+
+    ``routed``: all of a game's sockets (and its join) on the node its id hashes to, as
+    ``server/deploy/nginx.conf`` routes them (``affinity.Ring``); otherwise White on the
+    first node, Black on the last, spectators in turn.
 
     ``together``: a barrier shared with the other client processes of the run, so all
     measure the same window and none stops its games while another still measures
@@ -371,7 +396,12 @@ async def play(
     """
     tally = Tally()
     until = time.monotonic() + warmup + seconds + 600  # tables stop when told, below
-    tables = [_Table(urls, spectators, tally, pace, until) for _ in range(games)]
+    route = None
+    if routed:
+        from affinity import ring_of
+
+        route = ring_of(urls)
+    tables = [_Table(urls, spectators, tally, pace, until, route) for _ in range(games)]
     readies = [asyncio.Event() for _ in tables]
     tasks = []
     for table, ready in zip(tables, readies, strict=True):
