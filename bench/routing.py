@@ -34,7 +34,23 @@ import loadgen  # noqa: E402
 from affinity import Nginx, Ring, installed  # noqa: E402
 from relay_cluster import Redis  # noqa: E402
 
-from protocol.client import Kondavo  # noqa: E402
+from protocol.client import GameConnection, Kondavo  # noqa: E402
+
+
+async def moves(players: list[GameConnection], count: int) -> None:
+    """``count`` moves, each by whichever player is to move, each seen by both."""
+    for _ in range(count):
+        for _ in range(500):
+            mover = next((p for p in players if p.my_turn), None)
+            if mover is not None:
+                break
+            await asyncio.sleep(0.02)
+        else:
+            raise TimeoutError("nobody to move")
+        await mover.move(mover.legal[0])
+        done = len(mover.moves)
+        for player in players:
+            await player.until(lambda c, done=done: len(c.moves) == done)
 
 
 async def failover(nginx: Nginx, nodes: list[loadgen.Server], ring: Ring) -> tuple[bool, str]:
@@ -48,9 +64,7 @@ async def failover(nginx: Nginx, nodes: list[loadgen.Server], ring: Ring) -> tup
     black = await k.join(white.game, invite=white.invite)
     async with k.connect(black) as b:
         a = await k.connect(white)
-        for conn in (a, b, a, b):
-            await conn.until(lambda c: c.my_turn)
-            await conn.move(conn.legal[0])
+        await moves([a, b], 4)
         before = list(a.moves)
         nodes[0].stop()  # its sockets close; nginx finds node 1 refusing
         await a.until(lambda c: c.close_code is not None)
@@ -58,9 +72,7 @@ async def failover(nginx: Nginx, nodes: list[loadgen.Server], ring: Ring) -> tup
         await a.close()
     async with k.connect(white) as a2, k.connect(black) as b2:
         resumed = a2.moves == before and b2.moves == before
-        for conn in (a2, b2):
-            await conn.until(lambda c: c.my_turn)
-            await conn.move(conn.legal[0])
+        await moves([a2, b2], 2)
         stored = await k.game(white.game)
         resumed = resumed and len(stored["moves"]) == len(before) + 2
     seen = [r for r in nginx.routes() if r[0] == f"/ws/games/{white.game}"]
