@@ -5,7 +5,7 @@
  * transposition table, killer and history ordering, a one-reply extension, a capture
  * quiescence, late-move reductions and ProbCut (as the parameters say), repetitions of
  * the game's and the line's positions scored as draws, and the endgame tables probed
- * through a Python callable (rare and cheap next to porting the tables). Search.py's
+ * through a Python callable (rare and cheap next to porting the tables). search.py's
  * docstrings give the reasons for each piece; comments here say where C differs.
  *
  * What Python keeps: the root's shuffle and noise (its random generator, so a seed
@@ -32,8 +32,9 @@
 #define ASPIRATION 30
 #define PROBCUT_MARGIN 10
 #define PV_LENGTH 32
-/* Moves of every node on the current line, in one stack: a node of at most CMAX_MOVES
- * moves at each of MAX_PLY plies never runs out (touched pages only are resident). */
+/* Moves of every node on the current line, in one stack: room for 128 a ply along a
+ * whole line and one node of the generator's most; a node that would not fit is scored
+ * statically (never seen: lines of captures are short). Only touched pages are resident. */
 #define MOVE_STACK ((MAX_PLY + 2) * 128 + CMAX_MOVES)
 /* The game's and the line's positions: a count per low bits of the key tells at once
  * that most keys were never seen, before the list is scanned. */
