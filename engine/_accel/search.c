@@ -79,6 +79,8 @@ typedef struct {
     int eg_pieces;
     PyThreadState *thread; /* saved while the GIL is released */
     int failed;            /* the probe raised: the search unwinds and reports it */
+    int busy;              /* a search runs (with the GIL released: another thread
+                              calling in would share its stack and table) */
     int improved_index, improved_score;
 } SearchObject;
 
@@ -870,6 +872,10 @@ static PyObject *search_search(SearchObject *self, PyObject *args, PyObject *kwd
     if (bb_from_py(w_obj, &white) < 0 || bb_from_py(b_obj, &black) < 0 ||
         bb_from_py(k_obj, &kings) < 0)
         return NULL;
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "this Search is searching in another thread");
+        return NULL;
+    }
 
     Root *r = PyMem_RawMalloc(sizeof(Root));
     int *next = PyMem_RawMalloc(sizeof(int) * CMAX_MOVES);
@@ -928,6 +934,7 @@ static PyObject *search_search(SearchObject *self, PyObject *args, PyObject *kwd
     self->top = 0;
 
     int best_index = r->order[0], best_score = -INF, done_depth = 0;
+    self->busy = 1;
     self->thread = PyEval_SaveThread();
     double start = now();
     double deadline = time_limit >= 0 ? start + time_limit : 1e300;
@@ -954,6 +961,7 @@ static PyObject *search_search(SearchObject *self, PyObject *args, PyObject *kwd
     }
     PyEval_RestoreThread(self->thread);
     self->thread = NULL;
+    self->busy = 0;
     if (self->failed)
         goto done; /* the probe's exception is set */
     PyObject *pv = principal_variation(self, r, best_index);

@@ -7,12 +7,19 @@ engine walks it) and the C search's move is one of the position's legal moves.""
 
 from __future__ import annotations
 
+import os
 import random
 
 import pytest
 
-from engine import VARIANTS, Position, get_rules
+from engine import VARIANTS, Position, accel, get_rules
+from engine.evaluation import Evaluator
 from engine.search import Searcher, SearchParams
+
+pytestmark = pytest.mark.skipif(
+    not accel.built() and os.environ.get("KONDAVO_ENGINE", "").strip() == "python",
+    reason="KONDAVO_ENGINE=python and engine._accel not built: pure-Python run asked for",
+)
 
 
 def _positions(variant: str, count: int, seed: int) -> list[Position]:
@@ -56,3 +63,18 @@ def test_the_compiled_search_follows_its_line_with_legal_moves(monkeypatch):
             for move in result.pv:
                 assert move in pos.legal_moves()
                 pos = pos.play(move)
+
+
+def test_the_compiled_search_refuses_a_root_order_that_is_not_its_moves():
+    rules = get_rules("english")
+    pos = Position.start(rules)
+    compiled = accel.search(rules, Evaluator(rules), 1024)
+    n = len(pos.legal_moves())
+    args = (pos.white, pos.black, pos.kings, pos.turn, [])
+    budget = (4, -1.0, -1.0, 0, 0, True, True, None, 0)
+    with pytest.raises(ValueError, match="order has 3 entries for 7 root moves"):
+        compiled.search(*args, [0, 1, 2], None, *budget)
+    with pytest.raises(ValueError, match="not a permutation"):
+        compiled.search(*args, [n] * n, None, *budget)
+    found = compiled.search(*args, list(range(n)), None, *budget)
+    assert found[0] in range(n) and found[2] == 4
