@@ -2,7 +2,8 @@
 
 Level 1 looks one ply ahead and adds a lot of noise to its scores, so a beginner
 can win; levels 2-4 look further and blunder less; levels 5-8 search as deep as
-their think time allows, longer at each level, and 5-7 still err a little.
+their think time allows (5 and 6 up to a depth cap), longer at each level, and 5-7
+still err a little.
 The server runs ``choose_move_fen`` or ``choose_move_game`` in a process pool:
 both take and return plain strings and numbers, so they pickle.
 ``choose_move_game`` keeps the searchers of the time-limited levels (noise-free,
@@ -75,6 +76,15 @@ class Level:
 
 # The time-limited levels' floor: one ply past level 4's fixed depth.
 _FLOOR = 5
+# Depth caps of levels 5 and 6. Their ratings were set on the pure-Python search,
+# which reached about 6 plies in level 5's time; the C search (15-25 times the
+# nodes) reaches 11 or more, and in the drawish rule sets the deeper 5 drew with 6:
+# with the C search and no caps, 6 v 5 scored 57.5% in Spanish and 60% in Italian
+# while 5 v 4 rose to 77-92% (bench/strength.py, 20 games a step). Capped, 5 plays
+# as it was calibrated, 6 looks three plies further, and 7 and 8 keep their time
+# alone; a capped step is also the same at the ladder's scaled-down times as at the
+# server's.
+_CAP5, _CAP6 = 6, 9
 
 LEVELS: dict[int, Level] = {
     lv.number: lv
@@ -103,7 +113,7 @@ LEVELS: dict[int, Level] = {
         # scored 67.7% and 8 v 7 86.5% (48 games each, bench/strength.py).
         Level(
             5,
-            max_depth=MAX_DEPTH,
+            max_depth=_CAP5,
             think_time=0.2,
             noise=40,
             rating=1500,
@@ -112,7 +122,7 @@ LEVELS: dict[int, Level] = {
         ),
         Level(
             6,
-            max_depth=MAX_DEPTH,
+            max_depth=_CAP6,
             think_time=0.5,
             noise=24,
             rating=1700,
