@@ -18,6 +18,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import msgpack
@@ -119,14 +120,21 @@ def redis_server() -> Iterator[RedisServer]:
         server.cleanup()
 
 
-@pytest.fixture(scope="module")
-def cluster(redis_server: RedisServer) -> Iterator[list[Node]]:
-    nodes = [Node(redis_server.url).start(), Node(redis_server.url).start()]
+@contextmanager
+def two_nodes(url: str, env: dict[str, str] | None = None) -> Iterator[list[Node]]:
+    """Two started nodes on one store, stopped when the block ends."""
+    nodes = [Node(url, env).start(), Node(url, env).start()]
     try:
         yield nodes
     finally:
         for node in nodes:
             node.stop()
+
+
+@pytest.fixture(scope="module")
+def cluster(redis_server: RedisServer) -> Iterator[list[Node]]:
+    with two_nodes(redis_server.url) as nodes:
+        yield nodes
 
 
 @pytest.fixture

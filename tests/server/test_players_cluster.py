@@ -13,7 +13,7 @@ import msgpack
 import pytest
 import redis
 from redis_server import RedisServer, redis_server_or_skip
-from test_cluster import Node, assert_in_order_once
+from test_cluster import Node, assert_in_order_once, two_nodes
 
 from protocol import messages as m
 from protocol.client import GameConnection, Kondavo
@@ -36,13 +36,8 @@ def redis_server() -> Iterator[RedisServer]:
 
 @pytest.fixture(scope="module")
 def nodes(redis_server: RedisServer) -> Iterator[list[Node]]:
-    env = {"KONDAVO_FIRST_MOVE_S": str(FIRST_MOVE_S)}
-    started = [Node(redis_server.url, env).start(), Node(redis_server.url, env).start()]
-    try:
+    with two_nodes(redis_server.url, {"KONDAVO_FIRST_MOVE_S": str(FIRST_MOVE_S)}) as started:
         yield started
-    finally:
-        for node in started:
-            node.stop()
 
 
 def logged_overs(redis_server: RedisServer, game: str) -> list[dict]:

@@ -19,30 +19,16 @@ from collections.abc import Iterator
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
-from redis_server import RedisServer, redis_server_or_skip
-from test_cluster import Node, converge
+from redis_server import RedisServer
+from test_cluster import Node, converge, two_nodes
 
 from protocol.client import GameConnection, Kondavo
 
 
 @pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    server = redis_server_or_skip()
-    try:
-        yield server
-    finally:
-        server.cleanup()
-
-
-@pytest.fixture(scope="module")
 def nodes(redis_server: RedisServer) -> Iterator[list[Node]]:
-    env = {"KONDAVO_METRICS_ALLOW": "127.0.0.1"}
-    started = [Node(redis_server.url, env).start(), Node(redis_server.url, env).start()]
-    try:
+    with two_nodes(redis_server.url, {"KONDAVO_METRICS_ALLOW": "127.0.0.1"}) as started:
         yield started
-    finally:
-        for node in started:
-            node.stop()
 
 
 def scrape(node: Node) -> dict[str, float]:
