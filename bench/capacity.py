@@ -28,9 +28,16 @@ The two ways two nodes on one Redis are used:
   2, spectators in turn, so every move crosses Redis and both nodes receive it, catch
   the game up and decode its record. This is ``share_cost_ratio_crossing``.
 
-The three configurations on one Redis run in turn within each round and workload (one
-node, routed, crossing), their nodes all started at the beginning, so that other work on
-the machine, which changes from minute to minute, falls on each alike.
+A node's CPU per move rises as its rate falls (fewer messages per socket read, per
+pipelined Redis write and per round of the event loop), and each of two routed nodes
+carries half the moves. So one node on Redis also plays half the games ("half the
+games"): two routed nodes against it is ``share_cost_ratio_equal_rate``, the cost of
+sharing at equal load per node, beside the issue's ratio at equal total load.
+
+The four configurations on one Redis run in turn within each round and workload (one
+node, one node with half the games, routed, crossing), their nodes all started at the
+beginning, so that other work on the machine, which changes from minute to minute,
+falls on each alike.
 
 From the paced figures it derives the capacity model: moves/s one node carries per core
 at 80% CPU, moves/s one Redis core carries, nodes per Redis core, concurrent games per
@@ -47,11 +54,12 @@ How busy the whole machine was (all processes, from /proc/stat) is printed besid
 every run: other work on the machine changes throughput
 and latency, much less the CPU time per move.
 
-    .venv/bin/python bench/capacity.py --quick     # under 10 minutes
+    .venv/bin/python bench/capacity.py --quick     # about 6 minutes (--rounds 2: 10)
     .venv/bin/python bench/capacity.py             # bench/load.py's paced size, 3 rounds
 
 The last line is one JSON object: node_cpu_ms_per_move_1, node_cpu_ms_per_move_2 (two
-nodes routed), share_cost_ratio (routed), share_cost_ratio_crossing,
+nodes routed), share_cost_ratio (routed), share_cost_ratio_equal_rate,
+share_cost_ratio_crossing,
 redis_cpu_ms_per_move, node_cores_per_redis_core, cluster_spread.
 """
 
@@ -59,6 +67,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import math
 import os
@@ -227,6 +236,9 @@ class Config:
     redis_url: str | None
     count: int
     routed: bool = False
+    # The share of each workload's games it plays: 0.5 gives one node the rate each of
+    # two routed nodes carries.
+    games_share: float = 1.0
 
 
 def run_configs(
@@ -266,8 +278,15 @@ def run_configs(
                     if between is not None:
                         between()
                     label = config.label + (f", round {n + 1}" if rounds > 1 else "")
+                    games = round(workload.games * config.games_share)
                     runs.setdefault((config.name, workload.name), []).append(
-                        measure(label, started[config.name], stores, workload, config.routed)
+                        measure(
+                            label,
+                            started[config.name],
+                            stores,
+                            dataclasses.replace(workload, games=games),
+                            config.routed,
+                        )
                     )
         for (name, workload_name), each in runs.items():
             out[name][workload_name] = {
@@ -354,6 +373,9 @@ def main() -> int:
             run_configs(
                 [
                     Config("redis1", "redis, 1 node", redis.url, 1),
+                    Config(
+                        "redis1half", "redis, 1 node, half the games", redis.url, 1, games_share=0.5
+                    ),
                     Config("redis2", "redis, 2 nodes, routed by game id", redis.url, 2, True),
                     Config("redis2x", "redis, 2 nodes, crossing", redis.url, 2),
                 ],
@@ -398,6 +420,11 @@ def main() -> int:
     redis_ms = p["redis2"]["store_ms"]
     share_cost = node_2 / node_1
     share_cost_crossing = node_2x / node_1
+    # The same ratio at equal load per node: two routed nodes against one node carrying
+    # what each of them carries (half the games). What is left is what sharing itself
+    # costs; the rest of share_cost_ratio is a node's CPU per move rising as its rate falls.
+    node_half = p["redis1half"]["nodes_ms"]
+    share_cost_equal_rate = node_2 / node_half
     # Per node core: a node is one process, one core, planned at 80% of it. A move costs
     # node_2 CPU ms over the nodes together, wherever its sockets are.
     node_moves = BUSY * 1000 / node_2
@@ -416,6 +443,7 @@ def main() -> int:
     names = {
         "memory": "memory store, 1 node",
         "redis1": "redis, 1 node",
+        "redis1half": "redis, 1 node, half the games",
         "redis2": "redis, 2 nodes, routed",
         "redis2x": "redis, 2 nodes, crossing",
         "cluster": "cluster (3 masters), 2 nodes",
@@ -434,7 +462,9 @@ def main() -> int:
     )
     print(
         f"  saturated: two nodes' CPU per move "
-        f"{s['redis2']['nodes_ms'] / s['redis1']['nodes_ms']:.2f}x one node's routed, "
+        f"{s['redis2']['nodes_ms'] / s['redis1']['nodes_ms']:.2f}x one node's routed "
+        f"({s['redis2']['nodes_ms'] / s['redis1half']['nodes_ms']:.2f}x one node's with half "
+        f"the games), "
         f"{s['redis2x']['nodes_ms'] / s['redis1']['nodes_ms']:.2f}x crossing; one Redis "
         f"core carries {s['redis2']['nodes_ms'] / s['redis2']['store_ms']:.1f} node cores"
     )
@@ -473,7 +503,8 @@ def main() -> int:
     load_after = os.getloadavg()
     print(
         f"two nodes' total CPU per move {share_cost:.2f}x one node's routed by game id "
-        f"(target <= 1.15), {share_cost_crossing:.2f}x crossing (no affinity); one "
+        f"(target <= 1.15), {share_cost_equal_rate:.2f}x one node carrying half the games "
+        f"(equal load per node), {share_cost_crossing:.2f}x crossing (no affinity); one "
         f"Redis core carries {cores_per_redis:.1f} node cores (target >= 4); cluster keys "
         f"{cluster_spread:.1%} from even (target <= 20%); load average {load_before[0]:.2f} "
         f"before, {load_after[0]:.2f} after; took {time.monotonic() - began:.0f} s",
@@ -485,6 +516,7 @@ def main() -> int:
                 "node_cpu_ms_per_move_1": round(node_1, 4),
                 "node_cpu_ms_per_move_2": round(node_2, 4),
                 "share_cost_ratio": round(share_cost, 3),
+                "share_cost_ratio_equal_rate": round(share_cost_equal_rate, 3),
                 "share_cost_ratio_crossing": round(share_cost_crossing, 3),
                 "redis_cpu_ms_per_move": round(redis_ms, 4),
                 "node_cores_per_redis_core": round(cores_per_redis, 2),
