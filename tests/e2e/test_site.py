@@ -143,7 +143,10 @@ def test_a_player_may_claim_the_game_when_the_opponent_is_gone(new_game):
     # A countdown to the moment the claim opens, on the server's clock.
     countdown = white.page.locator(".claim-countdown")
     countdown.wait_for()
-    assert 1 <= int(countdown.get_attribute("data-seconds")) <= 3
+    # At most 4, not 3: the page reckons the server's clock from the time a state frame
+    # was sent, so it runs behind by that frame's trip, and the first second is rounded
+    # up (seen as 4 for those few milliseconds under load).
+    assert 1 <= int(countdown.get_attribute("data-seconds")) <= 4
     assert "You may claim the game in" in countdown.inner_text()
     white.page.locator("button.claim-victory").click(timeout=15_000)
     assert countdown.count() == 0
