@@ -16,8 +16,11 @@ Keys (prefix ``kondavo``; ``{t}`` is the game's shard tag):
 - ``kondavo:{t}:log:<id>``   list: the last ``keep_events`` events, msgpack, oldest
   first; the last entry's version is ``v``, so an entry's version is known from its index
 - ``kondavo:{t}:spectators:<id>``  integer: spectators on all nodes
+- ``kondavo:{t}:nodes:<id>``  set: the nodes (``node_id``, one per process, only on one
+  Redis) that have a socket in the game, each added as it subscribes to the game's
+  channel and taken out as it unsubscribes
 
-A game over expires (the three keys above) ``finished_kept_ms`` after its last commit.
+A game over expires (the four keys above) ``finished_kept_ms`` after its last commit.
 - ``kondavo:{t}:deadlines``  sorted set: game id -> when it next needs a Tick (ms)
 - ``kondavo:{t}:waiting`` / ``:live``  sorted sets: game id -> created_at, the lobby
 - ``kondavo:{p:<player>}:games`` / ``:entries`` / ``:finished``: a player's history (sorted
@@ -35,6 +38,13 @@ A game over expires (the three keys above) ``finished_kept_ms`` after its last c
   plain PUBLISH reaches every node of a cluster, also from inside a script. Both kinds
   are published by scripts on the game's slot, so on a cluster one master sends all of
   a game's messages, and every node receives them in the order they were sent.
+  On one Redis a commit is not published when the committing node alone listens:
+  it is the only member of the game's ``nodes`` set and PUBSUB NUMSUB counts at most
+  one subscriber (its own). The script says so, and the node hands the events to
+  its own listeners itself. With routing by game id nearly every commit is one of
+  these (``bench/capacity.py``). A node that another node does not know of, because its
+  set entry was lost or it predates the set, still subscribes and is counted by NUMSUB;
+  a node whose own subscription broke, so that NUMSUB misses it, is still in the set.
 
 Every write to a game is one Lua script (``_COMMIT``) on the game's shard: compare the
 version, store the record, append and trim the log, set or clear the deadline, update
@@ -70,6 +80,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import ssl
 import time
 import zlib
@@ -128,6 +139,9 @@ _UNAVAILABLE: tuple[type[BaseException], ...] = (
 # means messages were lost (the channel broke), and they are dropped.
 _SENT_KEPT = 256
 
+# _COMMIT's answer when it stored the commit and published nothing.
+_STORED_UNPUBLISHED = 2
+
 # Connections to one Redis per node; more concurrent calls wait for one to come free.
 POOL_CONNECTIONS = 128
 
@@ -164,6 +178,7 @@ class GameKeys(NamedTuple):
     game: str
     log: str
     spectators: str
+    watchers: str
     deadlines: str
     waiting: str
     live: str
@@ -183,6 +198,7 @@ def keys_of(game_id: str, prefix: str = "kondavo") -> GameKeys:
         f"{base}:game:{game_id}",
         f"{base}:log:{game_id}",
         f"{base}:spectators:{game_id}",
+        f"{base}:nodes:{game_id}",
         *shard_keys(shard, prefix),
     )
 
@@ -250,19 +266,22 @@ async def call(awaitable: Awaitable[Any], timeout_s: float | None) -> Any:
         raise
 
 
-# KEYS: game, log, deadlines, waiting, live, spectators (one shard: one slot)
+# KEYS: game, log, deadlines, waiting, live, spectators, watchers (one shard: one slot)
 # ARGV: expected version, new version, record, deadline|'', keep, waiting 0|1, live 0|1,
 #       created_at, channel, game id, expiry ms|'' (the game is over), the record's
-#       msgpack bin header, event...
+#       msgpack bin header, the committing node's id|'' (it relays its own events when
+#       it alone listens), event...
+# -> 0: refused (stale version); 1: stored and published; 2: stored, not published
 _COMMIT = """
 local stored = redis.call('HGET', KEYS[1], 'v')
 if stored == false or tonumber(stored) ~= tonumber(ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'rec', ARGV[3])
-local first = 13
+local first = 14
 local id = ARGV[10]
 if ARGV[11] ~= '' then
   redis.call('PEXPIRE', KEYS[1], ARGV[11])
   redis.call('PEXPIRE', KEYS[6], ARGV[11])
+  redis.call('PEXPIRE', KEYS[7], ARGV[11])
 end
 if #ARGV >= first then
   for i = first, #ARGV, 1000 do
@@ -280,9 +299,13 @@ if ARGV[6] == '1' then redis.call('ZADD', KEYS[4], ARGV[8], id)
 else redis.call('ZREM', KEYS[4], id) end
 if ARGV[7] == '1' then redis.call('ZADD', KEYS[5], ARGV[8], id)
 else redis.call('ZREM', KEYS[5], id) end
-if #ARGV >= first then
-  redis.call('PUBLISH', ARGV[9], 'R' .. ARGV[12] .. ARGV[3] .. table.concat(ARGV, '', first, #ARGV))
+if #ARGV < first then return 1 end
+if ARGV[13] ~= '' and redis.call('SCARD', KEYS[7]) == 1
+    and redis.call('SISMEMBER', KEYS[7], ARGV[13]) == 1
+    and redis.call('PUBSUB', 'NUMSUB', ARGV[9])[2] <= 1 then
+  return 2
 end
+redis.call('PUBLISH', ARGV[9], 'R' .. ARGV[12] .. ARGV[3] .. table.concat(ARGV, '', first, #ARGV))
 return 1
 """
 
@@ -538,6 +561,11 @@ class RedisStore:
         self._claim_limit = max(1, -(-claim_limit // SHARDS))
         node_url = cluster_url(url)
         self.cluster = node_url is not None
+        # This node, in each game's set of the nodes that have sockets in it (``watchers``,
+        # see ``commit``). Only on one Redis: on a cluster a node's subscription may be on
+        # any master, where PUBSUB NUMSUB in a game's script cannot count it, so every
+        # commit is published there.
+        self.node_id = None if self.cluster else os.urandom(8).hex()
         self._redis: Any = connect(url, timeout_s)
         # On one Redis, each call is bounded by a timeout around it (``_call``); redis-py's
         # socket_timeout would wrap every send in asyncio.wait_for, a new task per command
@@ -571,6 +599,7 @@ class RedisStore:
         self._subscriber = _Subscriber(
             node_url or url, self._channel, self._dispatch, timeout_s, self._other_nodes
         )
+
         self._listeners: dict[str, list[Listener]] = {}
         # Per subscribed game: the record of its last commit (see ``cached``): this node's
         # own, or another's as its channel message brought it (bytes, until it is wanted);
@@ -578,6 +607,7 @@ class RedisStore:
         # by entry.
         self._recent: dict[str, GameRecord | bytes] = {}
         self._sent: dict[str, dict[bytes, RoomEvent]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()  # kept referenced until done
         # the clock: Redis TIME at one local monotonic instant
         self._resync_s = clock_resync_s
         self._time_base: float | None = None  # Redis ms at _time_mono
@@ -735,7 +765,8 @@ class RedisStore:
         # they are, by their bytes, so ``_dispatch`` hands out these objects (frames
         # already encoded) rather than decoding and validating them again. Noted before
         # the script runs: the channel may deliver before the script's reply arrives.
-        mine = self._sent.setdefault(game_id, {}) if game_id in self._listeners else None
+        listening = game_id in self._listeners
+        mine = self._sent.setdefault(game_id, {}) if listening else None
         if mine is not None:
             if len(mine) > _SENT_KEPT:
                 mine.clear()  # left by messages lost with a broken channel
@@ -750,6 +781,7 @@ class RedisStore:
                         keys.waiting,
                         keys.live,
                         keys.spectators,
+                        keys.watchers,
                     ],
                     args=[
                         expected_version,
@@ -764,6 +796,7 @@ class RedisStore:
                         game_id,
                         self._finished_kept_ms if record.over else "",
                         _bin_header(len(stored)),
+                        self.node_id if listening and self.node_id is not None else "",
                         *entries,
                     ],
                 ),
@@ -777,6 +810,15 @@ class RedisStore:
             return False
         if game_id in self._listeners:
             self._recent[game_id] = record
+        if committed == _STORED_UNPUBLISHED:
+            # No other node has a socket in the game, and no other subscriber listens:
+            # the script published nothing, and this node hands its events to its own
+            # listeners now. A commit's channel message cost Redis a PUBLISH and this
+            # node a wake-up and a read for every move of every game it alone serves,
+            # which with routing by game id (server/deploy/nginx.conf) is nearly all.
+            self._forget_sent(game_id, entries)
+            for event in events:
+                self._tell(game_id, event)
         return True
 
     def cached(self, game_id: str) -> GameRecord | None:
@@ -797,6 +839,10 @@ class RedisStore:
         """A commit that did not happen: neither its record nor its events are this
         node's to hand out."""
         self._recent.pop(game_id, None)
+        self._forget_sent(game_id, entries)
+
+    def _forget_sent(self, game_id: str, entries: list[bytes]) -> None:
+        """Events whose channel message will not come."""
         mine = self._sent.get(game_id)
         if mine:
             for entry in entries:
@@ -970,6 +1016,7 @@ class RedisStore:
                 # The subscriber subscribes every listed game when it is back, and
                 # tells the listeners to resync then; nothing more to do here.
                 log.warning("game %s: subscribing while Redis is away", game_id)
+            await self._watch(game_id, True)
 
     async def unsubscribe(self, game_id: str, listener: Listener) -> None:
         listeners = self._listeners.get(game_id, [])
@@ -981,6 +1028,28 @@ class RedisStore:
             self._sent.pop(game_id, None)
             with contextlib.suppress(StoreUnavailable):
                 await self._subscriber.unsubscribe(game_id)
+            await self._watch(game_id, False)
+
+    async def _watch(self, game_id: str, watching: bool) -> None:
+        """Add this node to the game's watchers, or take it out: only then may its
+        commits go unpublished while it alone listens (``_COMMIT``). Either may fail
+        without harm. A node missing from the set publishes every commit; one left in it
+        makes the others publish theirs; and PUBSUB NUMSUB, in the same script, counts
+        every subscriber, of a node older than this code too."""
+        if self.node_id is None:
+            return
+        command = "SADD" if watching else "SREM"
+        try:
+            await self._call(
+                self._command(command, self.keys_of(game_id).watchers, self.node_id),
+                piped=self._pipe is not None,
+            )
+        except StoreUnavailable:
+            log.warning("game %s: %s of this node's watch while Redis is away", game_id, command)
+
+    async def _watch_again(self, games: list[str]) -> None:
+        """After the channel was re-established: Redis may have restarted empty."""
+        await asyncio.gather(*(self._watch(g, True) for g in games if g in self._listeners))
 
     async def announce(self, game_id: str, notice: ServerMessage) -> None:
         # Published by a script on the game's slot, like the commits: on a cluster the
@@ -1003,6 +1072,12 @@ class RedisStore:
             self._sent.clear()
             for each in list(self._listeners):
                 self._tell(each, RESYNC)
+            if self.node_id is not None and self._listeners:
+                task = asyncio.get_running_loop().create_task(
+                    self._watch_again(list(self._listeners))
+                )
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
             return
         assert payload is not None
         kind, body = payload[:1], payload[1:]
@@ -1072,6 +1147,8 @@ class RedisStore:
 
     async def close(self) -> None:
         self._listeners.clear()
+        for task in list(self._tasks):
+            task.cancel()
         await self._subscriber.close()
         if self._pipe is not None:
             self._pipe.close()
