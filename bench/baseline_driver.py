@@ -15,6 +15,9 @@ Requests:
   working tree): ``{"move": m, "depth": d, "seconds": s}``.
 
 Every answer is one line; errors are ``{"error": "..."}``.
+
+``--off a,b`` after the folder turns those ``SearchParams`` switches off in every
+search (``bench/strength.py --without``, where the folder is the working tree).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from json_lines import serve
 
 def main() -> None:
     root = Path(sys.argv[1]).resolve()
+    off = sys.argv[3].split(",") if len(sys.argv) > 3 and sys.argv[2] == "--off" else []
     sys.path.insert(0, str(root))
     import engine
     from engine import Game, get_rules
@@ -53,7 +57,9 @@ def main() -> None:
             return {"ok": True}
         if cmd == "go":
             params = dataclasses.replace(
-                get_level(MAX_LEVEL).params(int(req["seed"]), float(req["time"])), min_depth=0
+                get_level(MAX_LEVEL).params(int(req["seed"]), float(req["time"])),
+                min_depth=0,
+                **{switch: False for switch in off},
             )
             result = searcher.search(game.position, game_history(game), params)
             return {"move": str(result.move), "depth": result.depth, "seconds": result.seconds}

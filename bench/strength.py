@@ -4,6 +4,7 @@
     .venv/bin/python bench/strength.py              # the issue's run: 40 games a rule set
     .venv/bin/python bench/strength.py --times 0.1 --games 40 --ladder-games 20
     .venv/bin/python bench/strength.py --baseline 63ae8e0 --times 0.1 --games 40
+    .venv/bin/python bench/strength.py --without reductions --times 1 --games 20
 
 1. Level 8 against the strongest engine of the PyPI package ``py-draughts`` (its
    ``TurboEngine`` on 10x10, its alpha-beta ``SimpleEngine`` on 8x8: Turbo plays
@@ -36,6 +37,11 @@
    ``--times``. Each line prints both sides' mean depth and seconds per move; the last
    line is ``{"vs_baseline": {variant: {seconds: score}}, "baseline": REV}``. The
    measure of every engine change: it pays only if this says so.
+
+4. ``--without FEATURES`` (instead of 1 and 2): the same match, level 8 of the working
+   tree against itself with search features turned off (``SearchParams`` switches:
+   ``reductions``, ``forward_pruning``, ``endgame``; comma-separated). What each
+   feature is worth at a given time per move: the table that keeps it or not.
 
 Games vs py-draughts, against the baseline and ladder games are adjudicated as
 engine-testing tools do (``engine.match.Adjudicator``): three pieces ahead against
@@ -88,6 +94,9 @@ from engine.search import Searcher, SearchParams  # noqa: E402
 PYD_VARIANTS = ("international", "brazilian", "russian")
 DRIVER = Path(__file__).with_name("pyd_driver.py")
 BASELINE_DRIVER = Path(__file__).with_name("baseline_driver.py")
+REPO = Path(__file__).resolve().parent.parent
+# SearchParams' feature switches that --without turns off (bench/baseline_driver.py).
+SWITCHES = ("reductions", "forward_pruning", "endgame")
 
 # --- squares in PDN numbers -------------------------------------------------------------
 
@@ -324,12 +333,19 @@ def _our_move(rules: Rules, legal: list[Move], answer: dict[str, Any]) -> Move:
 
 
 def game_vs_baseline(
-    variant: str, opening: list[str], ours_white: bool, seconds: float, seed: int, base_dir: str
+    variant: str,
+    opening: list[str],
+    ours_white: bool,
+    seconds: float,
+    seed: int,
+    base_dir: str,
+    off: str = "",
 ) -> GameOutcome:
     """One game of the working tree's level 8 against ``base_dir``'s level 8 (its own
-    process), both at ``seconds`` a move without their depth floors."""
+    process, with the search switches ``off`` turned off), both at ``seconds`` a move
+    without their depth floors."""
     rules = get_rules(variant)
-    base = _pipe([sys.executable, str(BASELINE_DRIVER), base_dir])
+    base = _pipe([sys.executable, str(BASELINE_DRIVER), base_dir, *(["--off", off] if off else [])])
     game = Game.replay(rules, None, list(opening))
     outcome = GameOutcome(variant, seconds, ours_white, None, "", 0)
     ours = Color.WHITE if ours_white else Color.BLACK
@@ -430,10 +446,15 @@ def run_baseline(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     summary: dict[str, dict[str, float]] = {}
     errors: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="kondavo-baseline-") as folder:
-        rev = checkout(args.baseline, Path(folder), "engine")
+    off = args.without or ""
+    with tempfile.TemporaryDirectory(prefix="kondavo-baseline-") as extracted:
+        if off:
+            folder, rev = str(REPO), f"without {off}"
+        else:
+            folder, rev = extracted, checkout(args.baseline, Path(extracted), "engine")
+        against = f"itself {rev}" if off else f"level 8 of {rev}"
         print(
-            f"strength: level 8 of the working tree vs level 8 of {rev}, "
+            f"strength: level 8 of the working tree vs {against}, "
             f"{args.games} games a rule set and time, {args.jobs} jobs",
             flush=True,
         )
@@ -453,6 +474,7 @@ def run_baseline(args: argparse.Namespace) -> int:
                             seconds,
                             args.seed + i,
                             folder,
+                            off,
                         )
                         for i in range(args.games)
                     ]
@@ -470,7 +492,10 @@ def run_baseline(args: argparse.Namespace) -> int:
     for e in errors[:10]:
         print(f"  error: {e}")
     print(f"elapsed {time.perf_counter() - started:.0f} s")
-    print(json.dumps({"vs_baseline": summary, "baseline": rev}))
+    if off:
+        print(json.dumps({"vs_without": summary, "without": off.split(",")}))
+    else:
+        print(json.dumps({"vs_baseline": summary, "baseline": rev}))
     return 1 if errors else 0
 
 
@@ -512,11 +537,24 @@ def main(argv: list[str] | None = None) -> int:
         "revision REV instead (every --variants rule set, --times, "
         "--games); no py-draughts match, no ladder",
     )
+    parser.add_argument(
+        "--without",
+        metavar="FEATURES",
+        help="play level 8 of the working tree against itself with these search "
+        f"switches off ({', '.join(SWITCHES)}) instead; no py-draughts match, no ladder",
+    )
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
+    if args.without:
+        unknown = set(args.without.split(",")) - set(SWITCHES)
+        if unknown:
+            parser.error(
+                f"no search switch {', '.join(sorted(unknown))}; the switches: "
+                + ", ".join(SWITCHES)
+            )
     if args.quick:
         args.games, args.times, args.ladder_games, args.ladder_budget = 2, "0.1", 2, 0.02
-    if args.baseline:
+    if args.baseline or args.without:
         return run_baseline(args)
     args.pyd_python = None if args.skip_pyd else pyd_python(args.pyd_python)
     times = [float(t) for t in args.times.split(",") if t]
