@@ -1036,7 +1036,7 @@ class RedisStore:
         without harm. A node missing from the set publishes every commit; one left in it
         makes the others publish theirs; and PUBSUB NUMSUB, in the same script, counts
         every subscriber, of a node older than this code too."""
-        if self.node_id is None:
+        if self.node_id is None or game_id == LOBBY:  # the lobby's changes always go out
             return
         command = "SADD" if watching else "SREM"
         try:
