@@ -761,10 +761,11 @@ class RedisStore:
         keys = self.keys_of(game_id)
         entries = [_entry(event) for event in events]
         stored = _pack_record(record)
-        # This node's subscription will bring these entries back: remember the events
-        # they are, by their bytes, so ``_dispatch`` hands out these objects (frames
-        # already encoded) rather than decoding and validating them again. Noted before
-        # the script runs: the channel may deliver before the script's reply arrives.
+        # If the script publishes them (another node listens too), this node's
+        # subscription brings these entries back: remember the events they are, by
+        # their bytes, so ``_dispatch`` hands out these objects (frames already
+        # encoded) rather than decoding and validating them again. Noted before the
+        # script runs: the channel may deliver before the script's reply arrives.
         listening = game_id in self._listeners
         mine = self._sent.setdefault(game_id, {}) if listening else None
         if mine is not None:
