@@ -5,7 +5,8 @@ and probed by level 8 to play a won ending out."""
 from __future__ import annotations
 
 import random
-import time
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -123,19 +124,41 @@ def test_level_8_plays_a_won_ending_out_with_the_table(english3, monkeypatch):
     assert len(game.moves) == distance
 
 
+class _BuildStarted:
+    """Stands in for the build's process: it records the command and never finishes,
+    so a search that waited for it would fail here rather than run slowly."""
+
+    started: list[list[str]] = []
+
+    def __init__(self, argv, **kwargs):
+        self.started.append(list(argv))
+
+    def wait(self, *args, **kwargs):
+        raise AssertionError("the search waited for the table's build")
+
+    communicate = poll = wait
+
+
 @pytest.mark.usefixtures("search_backend")
 def test_a_missing_table_is_built_in_the_background_while_the_search_plays_on(monkeypatch):
     monkeypatch.setenv("KONDAVO_ENDGAME_PIECES", "2")  # a small table: built in a second
+    monkeypatch.setattr(_BuildStarted, "started", [])
+    real_popen = subprocess.Popen
+    monkeypatch.setattr(subprocess, "Popen", _BuildStarted)  # the module endgame calls
     rules = get_rules("russian")
     pos = Position.from_fen(rules, "W:WK5:BK28")
-    started = time.perf_counter()
     result = search_move(pos, 8, seed=1, time_limit=0.05)
     assert result.move in pos.legal_moves()
-    assert time.perf_counter() - started < 2  # it did not wait for the table
+    # The search started the build and played on without the table.
+    (argv,) = _BuildStarted.started
+    assert argv[1:] == ["-m", "engine.endgame", "build", "russian", "--pieces", "2"]
     path = endgame.table_path(rules, 2)
-    deadline = time.monotonic() + 120
-    while not path.exists() and time.monotonic() < deadline:
-        time.sleep(0.5)
+    assert path.with_suffix(".building").exists() and not path.exists()
+    # That command, run to its end, leaves the table where the next look finds it.
+    monkeypatch.setattr(subprocess, "Popen", real_popen)
+    subprocess.run(
+        argv, cwd=Path(endgame.__file__).resolve().parent.parent, check=True, timeout=600
+    )
     assert path.exists()
     assert not path.with_suffix(".building").exists()
     endgame._NEXT_LOOK.clear()

@@ -8,7 +8,6 @@ import contextlib
 import logging
 import random
 import socket
-import time
 from collections.abc import AsyncIterator
 
 import pytest
@@ -322,7 +321,8 @@ async def test_a_player_that_stops_answering_pings_is_dropped_and_the_opponent_t
                 isinstance(x, m.Presence) and x.side == "black" and x.present for x in c.received
             )
         )
-        started = time.monotonic()
+        # The stalled socket's TCP connection stays open: only the unanswered pings
+        # can tell the server it is gone.
         await w.until(
             lambda c: any(
                 isinstance(x, m.Presence) and x.side == "black" and not x.present
@@ -330,7 +330,6 @@ async def test_a_player_that_stops_answering_pings_is_dropped_and_the_opponent_t
             ),
             timeout=5,
         )
-        assert time.monotonic() - started < 3
         assert not (await k.game(white.game))["players"]["black"]["present"]
         dead.transport.abort()
 

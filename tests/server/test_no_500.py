@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -91,10 +90,11 @@ async def test_a_huge_declared_body_is_refused_before_it_is_sent(k: Kondavo):
                 answer += chunk
             return answer
 
-    started = time.monotonic()
+    # Answered with the body's rest never sent: the socket's 5 s timeout would fail
+    # the read had the server waited for it.
     head = await asyncio.to_thread(promise_ten_mib)
     assert head.startswith(b"HTTP/1.1 413"), head[:80]
-    assert b"api/bad_json" in head and time.monotonic() - started < 5
+    assert b"api/bad_json" in head
 
 
 async def test_a_body_without_a_length_is_counted_as_it_is_read(k: Kondavo):
