@@ -373,6 +373,16 @@ _TIME = "return redis.call('TIME')"
 # KEYS: the game (it only routes the call to the game's master).  ARGV: channel, message
 _PUBLISH = "return redis.call('PUBLISH', ARGV[1], ARGV[2])"
 
+# KEYS: the game's watchers, the game.  ARGV: node id, 1 (add it) | 0 (take it out).
+# A set made for a game that is over expires with it, even if the node dies watching.
+_WATCH = """
+if ARGV[2] == '0' then return redis.call('SREM', KEYS[1], ARGV[1]) end
+local added = redis.call('SADD', KEYS[1], ARGV[1])
+local ttl = redis.call('PTTL', KEYS[2])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
+return added
+"""
+
 # KEYS: spectators, game.  ARGV: delta.  Never below zero.  A count kept for a game
 # that is over expires with it, even if the node that counted its spectators dies.
 _SPECTATORS = """
@@ -584,6 +594,7 @@ class RedisStore:
         self._create = scripts.register_script(_CREATE)
         self._events_since = scripts.register_script(_EVENTS_SINCE)
         self._spectators = scripts.register_script(_SPECTATORS)
+        self._watchers = scripts.register_script(_WATCH)
         self._time = scripts.register_script(_TIME)
         self._publish = scripts.register_script(_PUBLISH)
         self._lobby_commit = scripts.register_script(_LOBBY_COMMIT)
@@ -1039,14 +1050,14 @@ class RedisStore:
         every subscriber, of a node older than this code too."""
         if self.node_id is None or game_id == LOBBY:  # the lobby's changes always go out
             return
-        command = "SADD" if watching else "SREM"
+        keys = self.keys_of(game_id)
         try:
             await self._call(
-                self._command(command, self.keys_of(game_id).watchers, self.node_id),
+                self._watchers(keys=[keys.watchers, keys.game], args=[self.node_id, int(watching)]),
                 piped=self._pipe is not None,
             )
         except StoreUnavailable:
-            log.warning("game %s: %s of this node's watch while Redis is away", game_id, command)
+            log.warning("game %s: Redis away as this node came or went", game_id)
 
     async def _watch_again(self, games: list[str]) -> None:
         """After the channel was re-established: Redis may have restarted empty."""

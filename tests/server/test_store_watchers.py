@@ -181,3 +181,17 @@ async def test_a_game_over_forgets_its_watchers_with_its_record(server):
         await eventually(lambda: not server.client().exists(keys_of("g1").watchers))
     finally:
         await store.close()
+
+
+async def test_a_node_watching_a_game_that_is_over_is_forgotten_with_it(server):
+    """A node that dies while it watches never takes itself out of the set."""
+    store = RedisStore(server.url, finished_kept_ms=300)
+    await store.start()
+    try:
+        games = await new_game(store)
+        await games.run("g1", Sent("white", m.Abort()))
+        await store.subscribe("g1", lambda g, item: None)  # the replay of a game over
+        assert server.client().sismember(keys_of("g1").watchers, store.node_id)
+        await eventually(lambda: not server.client().exists(keys_of("g1").watchers))
+    finally:
+        await store.close()
