@@ -610,7 +610,6 @@ class RedisStore:
         self._subscriber = _Subscriber(
             node_url or url, self._channel, self._dispatch, timeout_s, self._other_nodes
         )
-
         self._listeners: dict[str, list[Listener]] = {}
         # Per subscribed game: the record of its last commit (see ``cached``): this node's
         # own, or another's as its channel message brought it (bytes, until it is wanted);
