@@ -17,7 +17,8 @@ Requests:
 Every answer is one line; errors are ``{"error": "..."}``.
 
 ``--off a,b`` after the folder turns those ``SearchParams`` switches off in every
-search (``bench/strength.py --without``, where the folder is the working tree).
+search, and ``patterns`` the evaluation's pattern tables (``bench/strength.py
+--without``, where the folder is the working tree).
 """
 
 from __future__ import annotations
@@ -43,6 +44,14 @@ def main() -> None:
 
     game = None
     searcher = None
+    switches = [switch for switch in off if switch != "patterns"]
+
+    def evaluator(rules):
+        if "patterns" not in off:
+            return None  # the rule set's own
+        from engine.evaluation import Evaluator, weights_for
+
+        return Evaluator(rules, dataclasses.replace(weights_for(rules), patterns=None))
 
     def answer(req: dict) -> dict:
         nonlocal game, searcher
@@ -50,7 +59,8 @@ def main() -> None:
         if cmd == "new":
             rules = get_rules(req["variant"])
             game = Game.replay(rules, None, list(req["moves"]))
-            searcher = Searcher(rules)  # one a game, as the working tree's side has
+            # One a game, as the working tree's side has.
+            searcher = Searcher(rules, evaluator=evaluator(rules))
             return {"ok": True}
         if cmd == "push":
             game.play(req["move"])
@@ -59,7 +69,7 @@ def main() -> None:
             params = dataclasses.replace(
                 get_level(MAX_LEVEL).params(int(req["seed"]), float(req["time"])),
                 min_depth=0,
-                **{switch: False for switch in off},
+                **{switch: False for switch in switches},
             )
             result = searcher.search(game.position, game_history(game), params)
             return {"move": str(result.move), "depth": result.depth, "seconds": result.seconds}

@@ -40,8 +40,9 @@
 
 4. ``--without FEATURES`` (instead of 1 and 2): the same match, level 8 of the working
    tree against itself with search features turned off (``SearchParams`` switches:
-   ``reductions``, ``forward_pruning``, ``endgame``; comma-separated). What each
-   feature is worth at a given time per move: the table that keeps it or not.
+   ``reductions``, ``forward_pruning``, ``endgame``; and ``patterns``, the evaluation's
+   learned pattern tables; comma-separated). What each feature is worth at a given
+   time per move: the table that keeps it or not.
 
 Games vs py-draughts, against the baseline and ladder games are adjudicated as
 engine-testing tools do (``engine.match.Adjudicator``): three pieces ahead against
@@ -95,8 +96,9 @@ PYD_VARIANTS = ("international", "brazilian", "russian")
 DRIVER = Path(__file__).with_name("pyd_driver.py")
 BASELINE_DRIVER = Path(__file__).with_name("baseline_driver.py")
 REPO = Path(__file__).resolve().parent.parent
-# SearchParams' feature switches that --without turns off (bench/baseline_driver.py).
-SWITCHES = ("reductions", "forward_pruning", "endgame")
+# What --without turns off (bench/baseline_driver.py): SearchParams' feature switches,
+# and the evaluation's pattern tables.
+SWITCHES = ("reductions", "forward_pruning", "endgame", "patterns")
 
 # --- squares in PDN numbers -------------------------------------------------------------
 
@@ -541,7 +543,7 @@ def main(argv: list[str] | None = None) -> int:
         "--without",
         metavar="FEATURES",
         help="play level 8 of the working tree against itself with these search "
-        f"switches off ({', '.join(SWITCHES)}) instead; no py-draughts match, no ladder",
+        f"features off ({', '.join(SWITCHES)}) instead; no py-draughts match, no ladder",
     )
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)

@@ -16,12 +16,15 @@ Scores are in hundredths of a man, from the side to move's point of view.
 from __future__ import annotations
 
 import json
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .patterns import FIELD_BITS as PATTERN_FIELD_BITS
+from .patterns import load_tables, regions_for
 from .rules import Rules
 from .tables import tables_for
 
@@ -69,11 +72,21 @@ class Weights:
     men_mid: tuple[int, ...] | None = None
     men_end: tuple[int, ...] | None = None
     king_squares: tuple[int, ...] | None = None
+    # Learned pattern tables (``engine/patterns.py``), one per region of the board:
+    # a worth for every arrangement of men in it, read from both sides.
+    patterns: tuple[tuple[int, ...], ...] | None = None
 
 
 def weights_for(rules: Rules) -> Weights:
     """The rule set's weights: fitted ones from ``data/weights/<id>.json``
-    (``tools/texel.py`` writes them) where there is such a file, else ``derived_weights``."""
+    (``tools/texel.py`` writes them) where there is such a file, else ``derived_weights``;
+    with the pattern tables of ``data/patterns/<id>.json`` where those are shipped."""
+    weights = _scalar_weights(rules)
+    tables = load_tables(rules)
+    return weights if tables is None else replace(weights, patterns=tables)
+
+
+def _scalar_weights(rules: Rules) -> Weights:
     fitted = _fitted(rules.id)
     derived = derived_weights(rules)
     if not fitted:
@@ -150,6 +163,9 @@ _CHUNK_BITS = 12
 # (shift, mask, table) per chunk of the board: see ``_chunks``.
 _Chunks = tuple[tuple[int, int, tuple[int, ...]], ...]
 _CHUNK_CACHE: dict[tuple[str, Weights], tuple[_Chunks, _Chunks]] = {}
+# Per rule set: chunks of the men's packed region-index contributions (they depend on
+# the board alone, not on the tables' worths).
+_PATTERN_CHUNK_CACHE: dict[str, tuple[_Chunks, _Chunks]] = {}
 _UNROLLED = 6  # chunks a side the evaluation reads (Turkish's 71 bits need six)
 
 
@@ -266,7 +282,9 @@ class Evaluator:
         # Each man's middlegame and endgame weights and its wing, packed into one number
         # per square (FIELD bits each), summed a chunk of the board at a time.
         # The tables are built once per rule set and weights (tens of thousands of sums).
-        chunks = _CHUNK_CACHE.get((rules.id, w))
+        # (Keyed without the pattern tables: hashing their 59,000 entries is slow.)
+        chunk_key = (rules.id, replace(w, patterns=None) if w.patterns else w)
+        chunks = _CHUNK_CACHE.get(chunk_key)
         if chunks is None:
             packed = [
                 {
@@ -281,11 +299,33 @@ class Evaluator:
                 for side in (0, 1)
             ]
             bits = board.mask.bit_length()
-            chunks = _CHUNK_CACHE[(rules.id, w)] = (
+            chunks = _CHUNK_CACHE[chunk_key] = (
                 _chunks(packed[0], bits),
                 _chunks(packed[1], bits),
             )
         self.men_chunks = chunks
+
+        # Pattern tables: each region's index comes out of one chunked sum over the men
+        # (``engine/patterns.py``); the compiled evaluation reads the regions' squares.
+        self.pattern_tables = w.patterns
+        self.pattern_squares: tuple[tuple[tuple[int, ...], ...], ...] | None = None
+        self.pattern_chunks: tuple[_Chunks, _Chunks] | None = None
+        if w.patterns is not None:
+            regions = regions_for(board)
+            if len(w.patterns) != regions.count or any(len(t) != regions.size for t in w.patterns):
+                raise ValueError(
+                    f"{rules.id}: pattern tables do not fit the board's "
+                    f"{regions.count} regions of {regions.size} entries"
+                )
+            self.pattern_squares = (regions.white, regions.black)
+            pchunks = _PATTERN_CHUNK_CACHE.get(rules.id)
+            if pchunks is None:
+                bits = board.mask.bit_length()
+                pchunks = _PATTERN_CHUNK_CACHE[rules.id] = (
+                    _chunks(regions.packed_white, bits),
+                    _chunks(regions.packed_black, bits),
+                )
+            self.pattern_chunks = pchunks
 
         self.score = self._scorer()
 
@@ -319,6 +359,21 @@ class Evaluator:
         cb = self.men_chunks[1] + (empty_chunk,) * (_UNROLLED - len(self.men_chunks[1]))
         (a0, m0, t0), (a1, m1, t1), (a2, m2, t2), (a3, m3, t3), (a4, m4, t4), (a5, m5, t5) = cw
         (b0, n0, u0), (b1, n1, u1), (b2, n2, u2), (b3, n3, u3), (b4, n4, u4), (b5, n5, u5) = cb
+        # Pattern chunks share the men's chunk shifts (the same board, the same split).
+        pat_tables = self.pattern_tables or ()
+        pw, pb = self.pattern_chunks or (cw, cb)
+        pw = pw + (empty_chunk,) * (_UNROLLED - len(pw))
+        pb = pb + (empty_chunk,) * (_UNROLLED - len(pb))
+        if [c[:2] for c in pw] != [c[:2] for c in cw] or [c[:2] for c in pb] != [c[:2] for c in cb]:
+            raise ValueError("pattern chunks split the board unlike the men's")
+        p0, p1, p2, p3, p4, p5 = (c[2] for c in pw)
+        q0, q1, q2, q3, q4, q5 = (c[2] for c in pb)
+        # The packed sum's fields unpack with one ``struct`` call; Black's side reads the
+        # same tables negated, so the pattern score is one C-level sum of lookups.
+        pat_signed = tuple(pat_tables) + tuple(tuple(-x for x in t) for t in pat_tables)
+        pat_bytes = len(pat_signed) * PATTERN_FIELD_BITS // 8
+        pat_unpack = struct.Struct(f"<{len(pat_signed)}H").unpack
+        getitem = tuple.__getitem__
 
         def score(white: int, black: int, kings: int, turn: int) -> int:
             if not black:
@@ -356,6 +411,25 @@ class Evaluator:
                     + u5[bm >> b5 & n5]
                 )
                 mid = (ws & fm) - (bs & fm)
+                if pat_tables:
+                    # Every region's index from both sides, in one packed sum.
+                    p = (
+                        p0[wm >> a0 & m0]
+                        + p1[wm >> a1 & m1]
+                        + p2[wm >> a2 & m2]
+                        + p3[wm >> a3 & m3]
+                        + p4[wm >> a4 & m4]
+                        + p5[wm >> a5 & m5]
+                        + q0[bm >> b0 & n0]
+                        + q1[bm >> b1 & n1]
+                        + q2[bm >> b2 & n2]
+                        + q3[bm >> b3 & n3]
+                        + q4[bm >> b4 & n4]
+                        + q5[bm >> b5 & n5]
+                    )
+                    score += sum(
+                        map(getitem, pat_signed, pat_unpack(p.to_bytes(pat_bytes, "little")))
+                    )
                 end = (ws >> FIELD & fm) - (bs >> FIELD & fm)
                 phase = men if men < start_total else start_total
                 score += (mid * phase + end * (start_total - phase)) // start_total

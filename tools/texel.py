@@ -7,7 +7,8 @@
 ``selfplay`` plays the engine against itself at a fixed node budget a move (so the
 games do not depend on the machine's speed) with a little root noise for variety, from
 random four-ply openings, and writes every quiet position (no capture pending) with the
-game's result for White: one JSON line ``[white, black, kings, turn, result, game]``.
+game's result for White and the search's score there (for White, clipped at 3,000):
+one JSON line ``[white, black, kings, turn, result, game, score]``.
 Games are adjudicated as matches are (``engine.match.Adjudicator``).
 
 ``corpus`` writes the same lines from the real games of a PDN corpus folder (its
@@ -29,6 +30,17 @@ printed, so a fit that only learns its own games shows. ``--write`` stores the w
 as ``engine/data/weights/<rule set id>.json``, where ``engine.evaluation.weights_for``
 reads them.
 
+``patterns`` fits the pattern tables (``engine/patterns.py``: a worth for every
+arrangement of men in each 4x4 region, read from both sides) on top of the evaluation
+as it stands, which it holds fixed: the same loss, ``K``, held-out games and early
+stopping, a pull towards 0, and ``--lam`` to train on a blend of each position's game
+result and the score self-play's search gave it (``selfplay`` stores it) rather than
+the result alone; held-out positions are always scored against their results.
+``--write`` stores the entries that are not 0 as ``engine/data/patterns/<rule set
+id>.json``.
+
+    .venv/bin/python tools/texel.py patterns english /tmp/english.jsonl --lam 0.5 [--write]
+
 Needs numpy (``pip install -e '.[tools]'``); the engine itself reads only the JSON.
 """
 
@@ -37,6 +49,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import struct
 import sys
 import time
 from collections.abc import Iterable
@@ -53,10 +66,12 @@ from engine.evaluation import (  # noqa: E402
     Weights,
     _crowning,
     derived_weights,
+    weights_for,
 )
 from engine.game import Result  # noqa: E402
 from engine.levels import game_history  # noqa: E402
 from engine.match import Adjudicator  # noqa: E402
+from engine.patterns import FIELD_BITS, PATTERNS_DIR, entries_of, regions_for  # noqa: E402
 from engine.pdn import read_pdn_games  # noqa: E402
 from engine.rules import Rules  # noqa: E402
 from engine.search import Searcher, SearchParams  # noqa: E402
@@ -72,6 +87,9 @@ SCALARS = (
     "crown_two",
     "crown_two_next",
 )
+# Search scores stored with self-play positions are clipped here (a won score is
+# WIN minus plies; as a target it means "won" all the same).
+CLIP_SCORE = 3000
 POINTS = {Result.WHITE_WINS: 1.0, Result.BLACK_WINS: 0.0, Result.DRAW: 0.5}
 
 
@@ -93,14 +111,18 @@ def selfplay(variant: str, games: int, nodes: int, seed: int, out: Path) -> None
                 game.play(rng.choice(moves))
             searcher = Searcher(rules)
             adjudicator = Adjudicator()
-            seen: list[tuple[int, int, int, int]] = []
+            seen: list[tuple[int, int, int, int, int]] = []
             verdict = None
             while not game.is_over and len(game.moves) < 250:
                 pos = game.position
-                if not pos.has_capture():
-                    seen.append((pos.white, pos.black, pos.kings, pos.turn))
                 params = SearchParams(node_limit=nodes, noise=15, seed=rng.getrandbits(32))
                 result = searcher.search(pos, game_history(game), params)
+                if not pos.has_capture():
+                    # The search's score too, for White, clipped short of a won score:
+                    # ``patterns --lam`` blends it with the game's result.
+                    white_score = result.score if pos.turn == 0 else -result.score
+                    white_score = max(-CLIP_SCORE, min(CLIP_SCORE, white_score))
+                    seen.append((pos.white, pos.black, pos.kings, pos.turn, white_score))
                 if result.move is None:
                     break
                 game.play(result.move)
@@ -110,8 +132,9 @@ def selfplay(variant: str, games: int, nodes: int, seed: int, out: Path) -> None
                         break
             res = game.result if game.is_over else (verdict or Result.DRAW)
             white_points = POINTS.get(res, 0.5) if res is not None else 0.5
-            for w, b, k, t in seen:
-                f.write(json.dumps([w, b, k, t, white_points, seed * 100_000 + g]) + "\n")
+            for w, b, k, t, score in seen:
+                row = [w, b, k, t, white_points, seed * 100_000 + g, score]
+                f.write(json.dumps(row) + "\n")
                 written += 1
             f.flush()
             print(
@@ -287,14 +310,14 @@ def fit(variant: str, paths: list[Path], regs: list[float], steps: int, write: b
     data = [d for d in load(paths) if d[0] and d[1]]
     feats = Features(rules)
     started = time.perf_counter()
-    X = np.array([feats.row(w, b, k, t) for w, b, k, t, _, _ in data], dtype=np.float64)
+    X = np.array([feats.row(w, b, k, t) for w, b, k, t, *_ in data], dtype=np.float64)
     y = np.array([d[4] for d in data], dtype=np.float64)
     held = np.array([d[5] // 8 % 2 == 1 for d in data])  # whole games: every other one
     prior = np.array(feats.weights_vector(derived_weights(rules)), dtype=np.float64)
     # The vector must reproduce the evaluation it stands for (up to integer rounding).
     ev = Evaluator(rules, derived_weights(rules))
     static = np.array(
-        [ev.score(w, b, k, t) * (1 if t == 0 else -1) for w, b, k, t, _, _ in data[:5000]]
+        [ev.score(w, b, k, t) * (1 if t == 0 else -1) for w, b, k, t, *_ in data[:5000]]
     )
     gap = np.abs(X[:5000] @ prior - static)
     print(
@@ -379,6 +402,139 @@ def fit(variant: str, paths: list[Path], regs: list[float], steps: int, write: b
         print(f"written to {path}")
 
 
+# --- pattern tables -----------------------------------------------------------------
+
+
+def fit_patterns(
+    variant: str,
+    paths: list[Path],
+    regs: list[float],
+    steps: int,
+    lam: float,
+    write: bool,
+    lr: float = 0.1,
+) -> None:
+    """Fit the rule set's pattern tables (``engine/patterns.py``) on top of its current
+    evaluation: the score of each position is its static score without patterns plus
+    the sum of its regions' entries from White's side minus those from Black's, and
+    only the entries move. Same loss, ``K``, held-out games and early stopping as
+    ``fit``; the pull is towards 0 (an arrangement seen in few positions stays near 0)."""
+    try:
+        import numpy as np
+    except ImportError:
+        sys.exit("patterns needs numpy: pip install -e '.[tools]'")
+    rules = get_rules(variant)
+    regions = regions_for(rules.board)
+    n_reg, size = regions.count, regions.size
+    data = [d for d in load(paths) if d[0] and d[1]]
+    started = time.perf_counter()
+    ev = Evaluator(rules, replace(weights_for(rules), patterns=None))
+    base = np.array(
+        [ev.score(w, b, k, t) * (1 if t == 0 else -1) for w, b, k, t, *_ in data],
+        dtype=np.float64,
+    )
+    unpack = struct.Struct(f"<{2 * n_reg}H").unpack
+    nbytes = 2 * n_reg * FIELD_BITS // 8
+    pw, pb = regions.packed_white, regions.packed_black
+    fields = np.empty((len(data), 2 * n_reg), dtype=np.int64)
+    for row, (w, b, k, *_) in enumerate(data):
+        packed = sum(pw[sq] for sq in _bits(w & ~k)) + sum(pb[sq] for sq in _bits(b & ~k))
+        fields[row] = unpack(packed.to_bytes(nbytes, "little"))
+    offsets = np.arange(n_reg, dtype=np.int64) * size
+    own = fields[:, :n_reg] + offsets  # entries read from White's side (+)
+    other = fields[:, n_reg:] + offsets  # ... and from Black's (-)
+    y = np.array([d[4] for d in data], dtype=np.float64)
+    searched = np.array([len(d) > 6 for d in data])
+    searched_score = np.array([d[6] if len(d) > 6 else 0 for d in data], dtype=np.float64)
+    held = np.array([d[5] // 8 % 2 == 1 for d in data])
+    train = ~held
+    print(
+        f"{variant}: {len(data)} positions ({int(held.sum())} held out, "
+        f"{int(searched.sum())} with a search score), {n_reg} regions of "
+        f"{size} entries; features in {time.perf_counter() - started:.0f} s",
+        flush=True,
+    )
+    clip = 4000.0
+    n_params = n_reg * size
+
+    def scores(theta: Any, rows: Any) -> Any:
+        return base[rows] + theta[own[rows]].sum(axis=1) - theta[other[rows]].sum(axis=1)
+
+    def loss(theta: Any, rows: Any, k: float) -> float:
+        p = 1 / (1 + np.exp(-np.clip(scores(theta, rows), -clip, clip) / k))
+        return float(np.mean((y[rows] - p) ** 2))
+
+    zero = np.zeros(n_params)
+    k = min((loss(zero, train, k), k) for k in (40, 60, 80, 100, 130, 160, 200, 260, 330))[1]
+    base_train, base_held = loss(zero, train, k), loss(zero, held, k)
+    print(f"K = {k}; squared error {base_train:.5f} (held out {base_held:.5f})", flush=True)
+    if lam < 1 and searched.any():
+        # The training target blends the game's result with what the search saw there
+        # (lam of the result): one game's result is a noisy label for each of its
+        # positions, the search score a less noisy one. Held-out games keep their
+        # results alone, so the held-out error still measures outcomes.
+        blend = lam * y + (1 - lam) / (1 + np.exp(-searched_score / k))
+        y = np.where(searched & train, blend, y)
+        print(f"training target: {lam} of the result, {1 - lam:.2f} of the search", flush=True)
+    seen = np.bincount(own[train].ravel(), minlength=n_params) + np.bincount(
+        other[train].ravel(), minlength=n_params
+    )
+    own_t, other_t, y_t, n_t = own[train], other[train], y[train], int(train.sum())
+    best_held, best, best_reg = base_held, zero, None
+    for reg in regs:
+        theta = np.zeros(n_params)
+        m = np.zeros(n_params)
+        v = np.zeros(n_params)
+        run_best = base_held
+        for step in range(1, steps + 1):
+            s = base[train] + theta[own_t].sum(axis=1) - theta[other_t].sum(axis=1)
+            p = 1 / (1 + np.exp(-np.clip(s, -clip, clip) / k))
+            g = -2 * (y_t - p) * p * (1 - p) / k
+            grad = (
+                np.bincount(own_t.ravel(), weights=np.repeat(g, n_reg), minlength=n_params)
+                - np.bincount(other_t.ravel(), weights=np.repeat(g, n_reg), minlength=n_params)
+            ) / n_t + 2 * reg * theta / (MAN * MAN) / n_t
+            m = 0.9 * m + 0.1 * grad
+            v = 0.999 * v + 0.001 * grad * grad
+            theta -= lr * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-12)
+            if step % 10 == 0:
+                h = loss(theta, held, k)
+                if h < run_best:
+                    run_best = h
+                    if h < best_held:
+                        best_held, best, best_reg = h, theta.copy(), reg
+                elif h > run_best + 3e-4:
+                    break
+        print(
+            f"reg {reg}: {step} steps, error {loss(theta, train, k):.5f}, "
+            f"best held out {run_best:.5f}",
+            flush=True,
+        )
+    rounded = np.round(best)
+    final_held = loss(rounded, held, k)
+    used = rounded != 0
+    print(
+        f"{variant}: kept reg {best_reg}; held-out error {base_held:.5f} -> {final_held:.5f}; "
+        f"{int(used.sum())} entries not 0 of {n_params} ({int((seen > 0).sum())} seen), "
+        f"mean |entry| {np.abs(rounded[used]).mean() if used.any() else 0:.1f}, "
+        f"max {np.abs(rounded).max():.0f}; took {time.perf_counter() - started:.0f} s"
+    )
+    if write:
+        tables = tuple(
+            tuple(int(x) for x in rounded[r * size : (r + 1) * size]) for r in range(n_reg)
+        )
+        PATTERNS_DIR.mkdir(parents=True, exist_ok=True)
+        path = PATTERNS_DIR / f"{rules.id}.json"
+        stored = {
+            "fitted": f"tools/texel.py patterns, {len(data)} positions, K {k}, reg {best_reg}, "
+            f"held-out squared error {base_held:.5f} -> {final_held:.5f}",
+            "regions": n_reg,
+            "entries": entries_of(tables),
+        }
+        path.write_text(json.dumps(stored, separators=(",", ":")) + "\n")
+        print(f"written to {path}")
+
+
 def to_weights(rules: Rules, feats: Features, theta: list[int]) -> Weights:
     n = feats.n
     kings = theta[2 * n : 3 * n]
@@ -412,11 +568,34 @@ def main() -> int:
     fp.add_argument("--reg", default="0.1,0.3,1,3", help="pulls towards the current weights to try")
     fp.add_argument("--steps", type=int, default=3000)
     fp.add_argument("--write", action="store_true")
+    pp = sub.add_parser("patterns")
+    pp.add_argument("variant")
+    pp.add_argument("data", type=Path, nargs="+")
+    pp.add_argument("--reg", default="1,10,100", help="pulls towards 0 to try")
+    pp.add_argument("--steps", type=int, default=1000)
+    pp.add_argument("--lr", type=float, default=0.1, help="Adam's step, in hundredths of a man")
+    pp.add_argument(
+        "--lam",
+        type=float,
+        default=1.0,
+        help="share of the game result in the target (the rest: the search score)",
+    )
+    pp.add_argument("--write", action="store_true")
     args = parser.parse_args()
     if args.command == "selfplay":
         selfplay(args.variant, args.games, args.nodes, args.seed, args.out)
     elif args.command == "corpus":
         corpus(args.variant, args.root, args.out)
+    elif args.command == "patterns":
+        fit_patterns(
+            args.variant,
+            args.data,
+            [float(r) for r in args.reg.split(",")],
+            args.steps,
+            args.lam,
+            args.write,
+            args.lr,
+        )
     else:
         fit(
             args.variant, args.data, [float(r) for r in args.reg.split(",")], args.steps, args.write

@@ -4,8 +4,41 @@
  * over pieces is slow; here a loop over the set bits is cheap, so the same sums are
  * taken square by square from the unpacked tables the Evaluator keeps. Python's
  * floor division is kept where a term can be negative (C's division truncates). */
+#include <stdlib.h>
+#include <string.h>
+
 #include "eval.h"
 
+void eval_tables_free(eval_tables *e)
+{
+    free(e->patterns);
+    e->patterns = NULL;
+    e->n_regions = 0;
+}
+
+/* The pattern score from White's side: every region's index from both sides, summed
+ * man by man (0 no man or a king, 1 own man, 2 the other side's, times 3^i). */
+static int64_t pattern_score(const eval_tables *e, bb wm, bb bm)
+{
+    uint16_t index[2 * EVAL_MAX_REGIONS];
+    int n = e->n_regions;
+    memset(index, 0, sizeof(index[0]) * (size_t)(2 * n));
+    for (bb b = wm; b; b &= b - 1) {
+        int sq = bb_lsb(b);
+        for (int k = 0; k < e->pattern_hits[0][sq]; k++)
+            index[e->pattern_field[0][sq][k]] += e->pattern_add[0][sq][k];
+    }
+    for (bb b = bm; b; b &= b - 1) {
+        int sq = bb_lsb(b);
+        for (int k = 0; k < e->pattern_hits[1][sq]; k++)
+            index[e->pattern_field[1][sq][k]] += e->pattern_add[1][sq][k];
+    }
+    int64_t score = 0;
+    const int32_t *table = e->patterns;
+    for (int r = 0; r < n; r++, table += e->region_size)
+        score += table[index[r]] - table[index[n + r]];
+    return score;
+}
 
 /* Python's a // b for b > 0. */
 static inline int64_t floor_div(int64_t a, int64_t b)
@@ -66,6 +99,8 @@ int64_t eval_score(const eval_tables *e, bb white, bb black, bb kings,
         }
         int64_t phase = men < start_total ? men : start_total;
         score += floor_div(mid * phase + end * (start_total - phase), start_total);
+        if (e->n_regions)
+            score += pattern_score(e, wm, bm);
 
         /* Mobility: free steps of the men, set-wise. */
         bb empty = e->mask & ~(white | black);

@@ -9,6 +9,10 @@
 
 #include "accel.h"
 
+#define EVAL_MAX_REGIONS 32
+#define EVAL_REGION_SQUARES 8
+#define EVAL_MAX_HITS 16 /* regions a square lies in, from both sides */
+
 typedef struct {
     /* Per side (0 White, 1 Black) and square: a man's middlegame and endgame worth
      * above MAN (lifted by men_offset), and a king's worth above king_value. */
@@ -26,7 +30,21 @@ typedef struct {
     int64_t mobility, balance, tempo, trade;
     int64_t crown_now, crown_next, crown_two, crown_two_next;
     int flying;
+    /* Pattern tables (engine/patterns.py). Each man adds to the indexes of the
+     * regions it lies in: a man of side s on square sq adds pattern_add[s][sq][k] to
+     * index pattern_field[s][sq][k] (fields 0..n-1: the regions read from White's
+     * side, n..2n-1: from Black's); region r's table is patterns[r * region_size ...].
+     * No regions: no pattern tables. */
+    int n_regions;
+    int32_t region_size;
+    uint8_t pattern_hits[2][CMAX_SQ];
+    uint8_t pattern_field[2][CMAX_SQ][EVAL_MAX_HITS];
+    uint16_t pattern_add[2][CMAX_SQ][EVAL_MAX_HITS];
+    int32_t *patterns; /* owned: eval_tables_free */
 } eval_tables;
+
+/* Release what eval_tables_load allocated (the pattern tables). */
+void eval_tables_free(eval_tables *e);
 
 /* Score for the side to move (turn 0 = White), hundredths of a man. */
 int64_t eval_score(const eval_tables *e, bb white, bb black, bb kings,

@@ -71,9 +71,105 @@ done:
     return rc;
 }
 
+/* The evaluator's pattern tables, where it has them: pattern_squares (regions'
+ * squares from White's side and from Black's) and pattern_tables (one per region). */
+static int get_patterns(PyObject *evaluator, eval_tables *e)
+{
+    PyObject *squares = PyObject_GetAttrString(evaluator, "pattern_squares");
+    PyObject *tables = squares ? PyObject_GetAttrString(evaluator, "pattern_tables") : NULL;
+    int rc = -1;
+    if (!tables)
+        goto done;
+    if (squares == Py_None || tables == Py_None) {
+        rc = 0;
+        goto done;
+    }
+    Py_ssize_t n = PySequence_Size(tables);
+    if (n < 0)
+        goto done;
+    if (n == 0 || n > EVAL_MAX_REGIONS) {
+        PyErr_Format(PyExc_ValueError, "%zd pattern regions (1 to %d)", n, EVAL_MAX_REGIONS);
+        goto done;
+    }
+    /* view 0: the regions read from White's side (a White man is 1, a Black man 2);
+     * view 1: from Black's (a Black man is 1, a White man 2). */
+    for (int view = 0; view < 2; view++) {
+        PyObject *regions = PySequence_GetItem(squares, view);
+        if (!regions)
+            goto done;
+        int ok = PySequence_Size(regions) == n;
+        for (Py_ssize_t r = 0; ok && r < n; r++) {
+            PyObject *region = PySequence_GetItem(regions, r);
+            ok = region && PySequence_Size(region) == EVAL_REGION_SQUARES;
+            int power = 1;
+            for (int i = 0; ok && i < EVAL_REGION_SQUARES; i++, power *= 3) {
+                PyObject *item = PySequence_GetItem(region, i);
+                long sq = item ? PyLong_AsLong(item) : -1;
+                Py_XDECREF(item);
+                ok = sq >= 0 && sq < CMAX_SQ && e->pattern_hits[0][sq] < EVAL_MAX_HITS &&
+                     e->pattern_hits[1][sq] < EVAL_MAX_HITS;
+                for (int side = 0; ok && side < 2; side++) {
+                    int k = e->pattern_hits[side][sq]++;
+                    e->pattern_field[side][sq][k] = (uint8_t)(view * n + r);
+                    e->pattern_add[side][sq][k] = (uint16_t)(side == view ? power : 2 * power);
+                }
+            }
+            Py_XDECREF(region);
+        }
+        Py_DECREF(regions);
+        if (!ok) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "pattern regions of eight squares each");
+            goto done;
+        }
+    }
+    Py_ssize_t size = 0;
+    for (Py_ssize_t r = 0; r < n; r++) {
+        PyObject *item = PySequence_GetItem(tables, r);
+        PyObject *table = item ? PySequence_Fast(item, "a pattern table") : NULL;
+        Py_XDECREF(item);
+        if (!table)
+            goto done;
+        Py_ssize_t len = PySequence_Fast_GET_SIZE(table);
+        if (r == 0) {
+            size = len;
+            e->patterns = malloc(sizeof(int32_t) * (size_t)(n * size));
+            if (!e->patterns) {
+                Py_DECREF(table);
+                PyErr_NoMemory();
+                goto done;
+            }
+        }
+        int ok = len == size && size == 6561;
+        for (Py_ssize_t i = 0; ok && i < len; i++) {
+            long x = PyLong_AsLong(PySequence_Fast_GET_ITEM(table, i));
+            ok = !(x == -1 && PyErr_Occurred());
+            e->patterns[r * size + i] = (int32_t)x;
+        }
+        Py_DECREF(table);
+        if (!ok) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "pattern tables of 3^8 entries each");
+            goto done;
+        }
+    }
+    e->region_size = (int32_t)size;
+    e->n_regions = (int)n;
+    rc = 0;
+done:
+    if (rc < 0)
+        eval_tables_free(e);
+    Py_XDECREF(squares);
+    Py_XDECREF(tables);
+    return rc;
+}
+
 int eval_tables_load(PyObject *evaluator, eval_tables *e)
 {
+    eval_tables_free(e);
     memset(e, 0, sizeof(*e));
+    if (get_patterns(evaluator, e) < 0)
+        return -1;
     if (get_pair(evaluator, "men_mid_by_square", e->men_mid) < 0 ||
         get_pair(evaluator, "men_end_by_square", e->men_end) < 0 ||
         get_pair(evaluator, "king_by_square", e->king_sq) < 0 ||
@@ -181,6 +277,12 @@ static PyObject *evaluation_score(EvaluationObject *self, PyObject *const *args,
     return PyLong_FromLongLong(eval_score(&self->tables, white, black, kings, (int)turn));
 }
 
+static void evaluation_dealloc(EvaluationObject *self)
+{
+    eval_tables_free(&self->tables);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
 static PyMethodDef evaluation_methods[] = {
     {"score", (PyCFunction)(void (*)(void))evaluation_score, METH_FASTCALL,
      "score(white, black, kings, turn): the side to move's score, as Evaluator.score."},
@@ -194,6 +296,7 @@ PyTypeObject EvaluationType = {
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)evaluation_init,
+    .tp_dealloc = (destructor)evaluation_dealloc,
     .tp_methods = evaluation_methods,
 };
 

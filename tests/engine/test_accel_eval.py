@@ -11,6 +11,7 @@ import pytest
 
 from engine import VARIANTS, Position, accel, get_rules
 from engine.evaluation import Evaluator, derived_weights, weights_for
+from engine.patterns import regions_for
 
 pytestmark = pytest.mark.skipif(
     not accel.built() and os.environ.get("KONDAVO_ENGINE", "").strip() == "python",
@@ -86,6 +87,27 @@ def test_the_compiled_evaluation_scores_as_python_with_learned_tables(variant):
     rules = get_rules(variant)
     evaluator = Evaluator(rules, _random_learned(rules, seed=3))
     _assert_same_scores(rules, evaluator, _positions(rules, 600, seed=4))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_compiled_evaluation_scores_as_python_with_pattern_tables(variant):
+    rules = get_rules(variant)
+    regions = regions_for(rules.board)
+    rng = random.Random(5)
+    tables = tuple(
+        tuple(rng.randint(-80, 80) for _ in range(regions.size)) for _ in range(regions.count)
+    )
+    evaluator = Evaluator(rules, dataclasses.replace(weights_for(rules), patterns=tables))
+    _assert_same_scores(rules, evaluator, _positions(rules, 600, seed=6))
+
+
+def test_the_compiled_evaluation_refuses_pattern_tables_of_the_wrong_size():
+    rules = get_rules("english")
+    evaluator = Evaluator(rules)
+    evaluator.pattern_squares = (regions_for(rules.board).white, regions_for(rules.board).black)
+    evaluator.pattern_tables = ((0,) * 100,) * regions_for(rules.board).count
+    with pytest.raises(ValueError, match="3\\^8"):
+        accel.evaluation(evaluator)
 
 
 def test_a_side_without_pieces_has_lost_in_the_compiled_evaluation_too():
