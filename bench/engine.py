@@ -3,6 +3,7 @@ set, against py-draughts on the same positions in the same run (perft and move g
 
     .venv/bin/python bench/engine.py [--py-draughts /path/to/other-venv/bin/python]
     .venv/bin/python bench/engine.py --baseline 63ae8e0 --search-depth 6   # search only
+    .venv/bin/python bench/engine.py --without-patterns --search-depth 8   # what they cost
 
 py-draughts also imports as ``draughts``, so it lives in its own virtual environment:
 
@@ -30,11 +31,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import VARIANTS, Position, accel, get_rules  # noqa: E402
+from engine.evaluation import Evaluator, Weights, weights_for  # noqa: E402
 from engine.perft import perft_fast, perft_public  # noqa: E402
 from engine.search import Searcher, SearchParams  # noqa: E402
 
@@ -127,16 +130,24 @@ def search_positions(variant: str, count: int) -> list[Position]:
     return out
 
 
-def search_nodes(positions: list[Position], depth: int, engine: str | None = None) -> int:
+def search_nodes(
+    positions: list[Position],
+    depth: int,
+    engine: str | None = None,
+    weights: Weights | None = None,
+) -> int:
     """Nodes of level 8's search (forward pruning, reductions) to a fixed depth, a fresh
     searcher a position: the same tree in every run, so only the time can change.
-    ``engine``: "python" or "c" (``KONDAVO_ENGINE`` for these searches); None: as set."""
+    ``engine``: "python" or "c" (``KONDAVO_ENGINE`` for these searches); None: as set.
+    ``weights``: the evaluation's (default: the rule set's own)."""
     before = os.environ.get("KONDAVO_ENGINE")
     if engine is not None:
         os.environ["KONDAVO_ENGINE"] = engine
     try:
         return sum(
-            Searcher(pos.rules).search(pos, params=SearchParams(max_depth=depth, seed=1)).nodes
+            Searcher(pos.rules, evaluator=Evaluator(pos.rules, weights))
+            .search(pos, params=SearchParams(max_depth=depth, seed=1))
+            .nodes
             for pos in positions
         )
     finally:
@@ -159,6 +170,45 @@ nodes = sum(Searcher(rules).search(p, params=SearchParams(max_depth=job["depth"]
             for p in positions)
 print(json.dumps({"nodes": nodes, "seconds": time.process_time() - start}))
 """
+
+
+def search_without_patterns(depth: int, rounds: int) -> dict:
+    """Search nodes/s at fixed depth of every rule set that ships pattern tables, with
+    them and with the same evaluation without them, on the same positions, in this
+    process (the C search where it is built), rounds interleaved, the best of each
+    kept, per CPU second. What the tables cost in speed; their nodes differ too, as
+    the scores that order and prune the search do."""
+    out: dict = {}
+    variants = [v for v in VARIANTS if weights_for(get_rules(v)).patterns is not None]
+    best = {v: [0.0, 0.0, 0, 0] for v in variants}
+    positions = {v: search_positions(v, 8) for v in variants}
+    for _ in range(rounds):
+        for variant in variants:
+            plain = replace(weights_for(get_rules(variant)), patterns=None)
+            for slot, weights in ((0, None), (1, plain)):
+                cpu = time.process_time()
+                nodes = search_nodes(positions[variant], depth, weights=weights)
+                secs = time.process_time() - cpu
+                best[variant][slot] = max(best[variant][slot], nodes / secs)
+                best[variant][2 + slot] = nodes
+    engine = "C" if accel.available() else "Python"
+    print(
+        f"{engine} search at depth {depth}, 8 positions a rule set, best of {rounds} rounds, "
+        "nodes per CPU second: with the pattern tables against without"
+    )
+    for variant, (ours, theirs, n_ours, n_theirs) in best.items():
+        out[variant] = {
+            "nps": round(ours),
+            "without_nps": round(theirs),
+            "ratio": round(ours / theirs, 3),
+            "nodes": n_ours,
+            "without_nodes": n_theirs,
+        }
+        print(
+            f"{variant:<14} {ours:>10,.0f} n/s ({n_ours} nodes)   without: "
+            f"{theirs:>10,.0f} n/s ({n_theirs} nodes)   x{ours / theirs:.2f}"
+        )
+    return out
 
 
 def search_vs_baseline(revision: str, depth: int, rounds: int) -> dict:
@@ -324,7 +374,19 @@ def main() -> None:
         help="only the fixed-depth search, against git revision REV's in "
         "the same run (nodes/s of both and their ratio)",
     )
+    parser.add_argument(
+        "--without-patterns",
+        action="store_true",
+        help="only the fixed-depth search, with and without the shipped pattern tables",
+    )
     args = parser.parse_args()
+    if args.without_patterns:
+        print(
+            json.dumps(
+                {"search_without_patterns": search_without_patterns(args.search_depth, ROUNDS)}
+            )
+        )
+        return
     if args.baseline:
         print(
             json.dumps(

@@ -370,7 +370,7 @@ class Evaluator:
         q0, q1, q2, q3, q4, q5 = (c[2] for c in pb)
         # The packed sum's fields unpack with one ``struct`` call; Black's side reads the
         # same tables negated, so the pattern score is one C-level sum of lookups.
-        pat_signed = tuple(pat_tables) + tuple(tuple(-x for x in t) for t in pat_tables)
+        pat_signed = _signed(pat_tables) if pat_tables else ()
         pat_bytes = len(pat_signed) * PATTERN_FIELD_BITS // 8
         pat_unpack = struct.Struct(f"<{len(pat_signed)}H").unpack
         getitem = tuple.__getitem__
@@ -492,6 +492,23 @@ class Evaluator:
             return score + tempo
 
         return score
+
+
+_SIGNED_CACHE: dict[int, tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]] = {}
+
+
+def _signed(tables: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
+    """``tables`` followed by the same tables negated (Black's side), built once per
+    tables object: a searcher a game each builds an evaluator."""
+    cached = _SIGNED_CACHE.get(id(tables))
+    if cached is None or cached[0] is not tables:
+        if len(_SIGNED_CACHE) > 16:
+            _SIGNED_CACHE.clear()
+        cached = _SIGNED_CACHE[id(tables)] = (
+            tables,
+            tuple(tables) + tuple(tuple(-x for x in t) for t in tables),
+        )
+    return cached[1]
 
 
 def _by_square(
