@@ -78,7 +78,7 @@ def test_the_evaluation_adds_each_regions_entry_from_white_and_takes_blacks_away
     rules = get_rules(variant)
     regions = regions_for(rules.board)
     tables = _random_tables(regions, seed=2)
-    plain = Evaluator(rules, weights_for(rules))
+    plain = Evaluator(rules, dataclasses.replace(weights_for(rules), patterns=None))
     with_patterns = Evaluator(rules, dataclasses.replace(weights_for(rules), patterns=tables))
     for white, black, turn in _men_positions(rules, 300, seed=3):
         from_white, from_black = indexes(regions, white, black)
@@ -95,7 +95,7 @@ def test_what_pattern_tables_add_is_the_same_for_either_colour_in_the_turned_pos
 ):
     rules = get_rules(variant)
     tables = _random_tables(regions_for(rules.board), seed=4)
-    plain = Evaluator(rules, weights_for(rules))
+    plain = Evaluator(rules, dataclasses.replace(weights_for(rules), patterns=None))
     evaluator = Evaluator(rules, dataclasses.replace(weights_for(rules), patterns=tables))
 
     def gained(*args):
@@ -111,7 +111,7 @@ def test_kings_are_not_part_of_any_pattern():
     regions = regions_for(rules.board)
     tables = _random_tables(regions, seed=6)
     with_patterns = Evaluator(rules, dataclasses.replace(weights_for(rules), patterns=tables))
-    plain = Evaluator(rules, weights_for(rules))
+    plain = Evaluator(rules, dataclasses.replace(weights_for(rules), patterns=None))
     pos = Position.from_fen(rules, "W:WK1,K2,18:BK30,K31,14")
     men_white, men_black = 1 << rules.board.squares[17], 1 << rules.board.squares[13]
     from_white, from_black = indexes(regions, men_white, men_black)

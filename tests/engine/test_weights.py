@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from engine import VARIANTS, Position, evaluation, get_rules
+from engine import VARIANTS, Position, evaluation, get_rules, patterns
 from engine.evaluation import MAN, Evaluator, derived_weights, weights_for
 
 SHIPPED = sorted(p.stem for p in evaluation.WEIGHTS_DIR.glob("*.json"))
@@ -15,10 +15,15 @@ SHIPPED = sorted(p.stem for p in evaluation.WEIGHTS_DIR.glob("*.json"))
 
 @pytest.fixture
 def weights_dir(tmp_path, monkeypatch):
+    # The pattern tables (a file of their own) are pointed at a folder with none, so
+    # these tests see the square tables and scalar weights alone.
     monkeypatch.setattr(evaluation, "WEIGHTS_DIR", tmp_path)
+    monkeypatch.setattr(patterns, "PATTERNS_DIR", tmp_path / "patterns")
     evaluation._fitted.cache_clear()
+    patterns._load.cache_clear()
     yield tmp_path
     evaluation._fitted.cache_clear()
+    patterns._load.cache_clear()
 
 
 def _positions(rules, count: int, seed: int) -> list[Position]:
