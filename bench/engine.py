@@ -172,6 +172,26 @@ print(json.dumps({"nodes": nodes, "seconds": time.process_time() - start}))
 """
 
 
+def _nps_rows(best: dict, key: str, label: str) -> dict:
+    """Print a line a rule set, ours against the other search (``best``: rule set ->
+    [our n/s, its n/s, our nodes, its nodes]), and return the same as JSON rows whose
+    other side's fields are prefixed with ``key``."""
+    rows = {}
+    for variant, (ours, theirs, n_ours, n_theirs) in best.items():
+        rows[variant] = {
+            "nps": round(ours),
+            f"{key}_nps": round(theirs),
+            "ratio": round(ours / theirs, 3),
+            "nodes": n_ours,
+            f"{key}_nodes": n_theirs,
+        }
+        print(
+            f"{variant:<14} {ours:>10,.0f} n/s ({n_ours} nodes)   {label}: "
+            f"{theirs:>10,.0f} n/s ({n_theirs} nodes)   x{ours / theirs:.2f}"
+        )
+    return rows
+
+
 def search_without_patterns(depth: int, rounds: int) -> dict:
     """Search nodes/s at fixed depth of every rule set that ships pattern tables, with
     them and with the same evaluation without them, on the same positions, in this
@@ -196,18 +216,7 @@ def search_without_patterns(depth: int, rounds: int) -> dict:
         f"{engine} search at depth {depth}, 8 positions a rule set, best of {rounds} rounds, "
         "nodes per CPU second: with the pattern tables against without"
     )
-    for variant, (ours, theirs, n_ours, n_theirs) in best.items():
-        out[variant] = {
-            "nps": round(ours),
-            "without_nps": round(theirs),
-            "ratio": round(ours / theirs, 3),
-            "nodes": n_ours,
-            "without_nodes": n_theirs,
-        }
-        print(
-            f"{variant:<14} {ours:>10,.0f} n/s ({n_ours} nodes)   without: "
-            f"{theirs:>10,.0f} n/s ({n_theirs} nodes)   x{ours / theirs:.2f}"
-        )
+    out.update(_nps_rows(best, "without", "without"))
     return out
 
 
@@ -257,18 +266,7 @@ def search_vs_baseline(revision: str, depth: int, rounds: int) -> dict:
         f"search at depth {depth}, 8 positions a rule set, best of {rounds} rounds, nodes "
         f"per CPU second: working tree against {revision}"
     )
-    for variant, (ours, theirs, n_ours, n_theirs) in best.items():
-        out[variant] = {
-            "nps": round(ours),
-            "baseline_nps": round(theirs),
-            "ratio": round(ours / theirs, 3),
-            "nodes": n_ours,
-            "baseline_nodes": n_theirs,
-        }
-        print(
-            f"{variant:<14} {ours:>9,.0f} n/s ({n_ours} nodes)   {revision}: "
-            f"{theirs:>9,.0f} n/s ({n_theirs} nodes)   x{ours / theirs:.2f}"
-        )
+    out.update(_nps_rows(best, "baseline", revision))
     return out
 
 
