@@ -792,7 +792,13 @@ class Searcher:
             stored += ply
         elif stored < -WIN_BOUND:
             stored -= ply
-        if len(self.tt) < self._tt_size or key in self.tt:
+        # Keep a deeper result of the same position (ProbCut's shallow search of this
+        # very node, a transposition reached with fewer plies left) unless this one is
+        # exact: as the compiled search's table does, so both walk the same tree.
+        old = self.tt.get(key)
+        if (old is None and len(self.tt) < self._tt_size) or (
+            old is not None and (old[0] <= depth or flag == EXACT)
+        ):
             self.tt[key] = (
                 depth,
                 stored,
