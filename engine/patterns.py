@@ -115,6 +115,12 @@ def indexes(regions: Regions, white_men: int, black_men: int) -> tuple[list[int]
     )
 
 
+# The largest worth of an entry, in hundredths of a man: the compiled evaluation keeps
+# the tables as 16-bit numbers (half the cache of 32-bit ones), and no arrangement of
+# eight men is worth 327 men.
+MAX_ENTRY = 32767
+
+
 def load_tables(rules: Rules) -> tuple[tuple[int, ...], ...] | None:
     """The rule set's learned tables, one per region, or None where none are shipped."""
     return _load(rules.id, rules.board)
@@ -137,6 +143,8 @@ def tables_from_entries(
     for r, index, worth in entries:
         if not (0 <= r < regions.count and 0 <= index < regions.size):
             raise ValueError(f"{name}: entry {r}, {index} outside the board's regions")
+        if not -MAX_ENTRY <= worth <= MAX_ENTRY:
+            raise ValueError(f"{name}: entry {r}, {index} is {worth}, beyond ±{MAX_ENTRY}")
         tables[r][index] = int(worth)
     return tuple(tuple(t) for t in tables)
 

@@ -16,27 +16,21 @@ void eval_tables_free(eval_tables *e)
     e->n_regions = 0;
 }
 
-/* The pattern score from White's side: every region's index from both sides, summed
- * man by man (0 no man or a king, 1 own man, 2 the other side's, times 3^i). */
-static int64_t pattern_score(const eval_tables *e, bb wm, bb bm)
+void eval_indexes_of(const eval_tables *e, bb white_men, bb black_men, eval_indexes *out)
 {
-    uint16_t index[2 * EVAL_MAX_REGIONS];
+    memset(out, 0, sizeof(*out));
+    eval_indexes_update(e, out, 0, 0, white_men, black_men);
+}
+
+/* The pattern score from White's side: each region's entry read from White's side,
+ * less its entry read from Black's. */
+static int64_t pattern_score(const eval_tables *e, const eval_indexes *ix)
+{
     int n = e->n_regions;
-    memset(index, 0, sizeof(index[0]) * (size_t)(2 * n));
-    for (bb b = wm; b; b &= b - 1) {
-        int sq = bb_lsb(b);
-        for (int k = 0; k < e->pattern_hits[0][sq]; k++)
-            index[e->pattern_field[0][sq][k]] += e->pattern_add[0][sq][k];
-    }
-    for (bb b = bm; b; b &= b - 1) {
-        int sq = bb_lsb(b);
-        for (int k = 0; k < e->pattern_hits[1][sq]; k++)
-            index[e->pattern_field[1][sq][k]] += e->pattern_add[1][sq][k];
-    }
     int64_t score = 0;
-    const int32_t *table = e->patterns;
+    const int16_t *table = e->patterns;
     for (int r = 0; r < n; r++, table += e->region_size)
-        score += table[index[r]] - table[index[n + r]];
+        score += table[ix->at[r]] - table[ix->at[n + r]];
     return score;
 }
 
@@ -68,8 +62,8 @@ static void crowning(bb men, bb free_promo, bb empty, const int *dirs, int n,
     *two_count = bb_popcount(men & two);
 }
 
-int64_t eval_score(const eval_tables *e, bb white, bb black, bb kings,
-                   int turn)
+int64_t eval_score(const eval_tables *e, bb white, bb black, bb kings, int turn,
+                   const eval_indexes *ix)
 {
     if (!black)
         return turn == 0 ? EVAL_WIN : -EVAL_WIN;
@@ -99,8 +93,14 @@ int64_t eval_score(const eval_tables *e, bb white, bb black, bb kings,
         }
         int64_t phase = men < start_total ? men : start_total;
         score += floor_div(mid * phase + end * (start_total - phase), start_total);
-        if (e->n_regions)
-            score += pattern_score(e, wm, bm);
+        if (e->n_regions) {
+            eval_indexes own;
+            if (!ix) {
+                eval_indexes_of(e, wm, bm, &own);
+                ix = &own;
+            }
+            score += pattern_score(e, ix);
+        }
 
         /* Mobility: free steps of the men, set-wise. */
         bb empty = e->mask & ~(white | black);

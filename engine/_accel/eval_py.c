@@ -110,8 +110,8 @@ static int get_patterns(PyObject *evaluator, eval_tables *e)
                      e->pattern_hits[1][sq] < EVAL_MAX_HITS;
                 for (int side = 0; ok && side < 2; side++) {
                     int k = e->pattern_hits[side][sq]++;
-                    e->pattern_field[side][sq][k] = (uint8_t)(view * n + r);
-                    e->pattern_add[side][sq][k] = (uint16_t)(side == view ? power : 2 * power);
+                    uint32_t add = (uint32_t)(side == view ? power : 2 * power);
+                    e->pattern_hit[side][sq][k] = (uint32_t)(view * n + r) << 16 | add;
                 }
             }
             Py_XDECREF(region);
@@ -133,7 +133,7 @@ static int get_patterns(PyObject *evaluator, eval_tables *e)
         Py_ssize_t len = PySequence_Fast_GET_SIZE(table);
         if (r == 0) {
             size = len;
-            e->patterns = malloc(sizeof(int32_t) * (size_t)(n * size));
+            e->patterns = malloc(sizeof(e->patterns[0]) * (size_t)(n * size));
             if (!e->patterns) {
                 Py_DECREF(table);
                 PyErr_NoMemory();
@@ -143,13 +143,14 @@ static int get_patterns(PyObject *evaluator, eval_tables *e)
         int ok = len == size && size == 6561;
         for (Py_ssize_t i = 0; ok && i < len; i++) {
             long x = PyLong_AsLong(PySequence_Fast_GET_ITEM(table, i));
-            ok = !(x == -1 && PyErr_Occurred());
-            e->patterns[r * size + i] = (int32_t)x;
+            ok = !(x == -1 && PyErr_Occurred()) && x >= INT16_MIN && x <= INT16_MAX;
+            e->patterns[r * size + i] = (int16_t)x;
         }
         Py_DECREF(table);
         if (!ok) {
             if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_ValueError, "pattern tables of 3^8 entries each");
+                PyErr_SetString(PyExc_ValueError,
+                                "pattern tables of 3^8 entries each, from -32768 to 32767");
             goto done;
         }
     }
@@ -274,7 +275,7 @@ static PyObject *evaluation_score(EvaluationObject *self, PyObject *const *args,
         PyErr_SetString(PyExc_ValueError, "turn is 0 (White) or 1 (Black)");
         return NULL;
     }
-    return PyLong_FromLongLong(eval_score(&self->tables, white, black, kings, (int)turn));
+    return PyLong_FromLongLong(eval_score(&self->tables, white, black, kings, (int)turn, NULL));
 }
 
 static void evaluation_dealloc(EvaluationObject *self)

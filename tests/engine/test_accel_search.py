@@ -7,13 +7,15 @@ engine walks it) and the C search's move is one of the position's legal moves.""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 
 import pytest
 
 from engine import VARIANTS, Position, accel, get_rules
-from engine.evaluation import Evaluator
+from engine.evaluation import Evaluator, weights_for
+from engine.patterns import regions_for
 from engine.search import Searcher, SearchParams
 
 pytestmark = pytest.mark.skipif(
@@ -51,7 +53,31 @@ def test_the_compiled_search_scores_as_the_python_one_at_a_fixed_depth(variant, 
             assert result.move in pos.legal_moves()
             assert result.pv[0] == result.move
             # (A forced win or loss found stops the deepening early, in both.)
-            found[engine] = (result.score, result.depth)
+            found[engine] = (result.score, result.depth, result.nodes)
+        assert found["c"] == found["python"], pos.fen()
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_the_compiled_search_keeps_pattern_indexes_along_its_line_as_python_works_them_out(
+    variant, monkeypatch
+):
+    # The C search moves each ply's pattern indexes along with the move (men stepping,
+    # captured, crowned); Python works them out afresh. Random tables make any index
+    # gone astray change the score.
+    rules = get_rules(variant)
+    regions = regions_for(rules.board)
+    rng = random.Random(len(variant))
+    tables = tuple(
+        tuple(rng.randint(-60, 60) for _ in range(regions.size)) for _ in range(regions.count)
+    )
+    weights = dataclasses.replace(weights_for(rules), patterns=tables)
+    params = SearchParams(max_depth=4, seed=1)
+    for pos in _positions(variant, 6, seed=7 + len(variant)):
+        found = {}
+        for engine in ("python", "c"):
+            monkeypatch.setenv("KONDAVO_ENGINE", engine)
+            result = Searcher(rules, params, evaluator=Evaluator(rules, weights)).search(pos)
+            found[engine] = (result.score, result.depth, result.nodes)
         assert found["c"] == found["python"], pos.fen()
 
 

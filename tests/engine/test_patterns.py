@@ -138,6 +138,13 @@ def test_an_entry_outside_the_boards_regions_is_refused():
         tables_from_entries(regions, [[0, 6561, 1]])
 
 
+def test_an_entry_beyond_what_the_compiled_tables_hold_is_refused():
+    regions = regions_for(get_rules("english").board)
+    with pytest.raises(ValueError, match="is 40000, beyond ±32767"):
+        tables_from_entries(regions, [[0, 5, 40000]], "english")
+    assert tables_from_entries(regions, [[0, 5, -32767]])[0][5] == -32767
+
+
 def test_tables_that_do_not_fit_the_board_are_refused():
     rules = get_rules("international")
     english_tables = _random_tables(regions_for(get_rules("english").board), seed=7)
