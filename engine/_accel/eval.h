@@ -34,57 +34,22 @@ typedef struct {
      * regions it lies in: the k-th of the pattern_hits[s][sq] hits of a man of side s
      * on square sq, h = pattern_hit[s][sq][k], adds h & 0xffff to index h >> 16
      * (fields 0..n-1: the regions read from White's side, n..2n-1: from Black's; one
-     * word, as the search reads them at every move); region r's table is
-     * patterns[r * region_size ...]. No regions: no pattern tables. */
+     * word, read once); region r's table is patterns[r * region_size ...], 16-bit
+     * numbers (half the cache of 32-bit ones). No regions: no pattern tables. */
     int n_regions;
     int32_t region_size;
     uint8_t pattern_hits[2][CMAX_SQ];
     uint32_t pattern_hit[2][CMAX_SQ][EVAL_MAX_HITS];
-    int16_t *patterns; /* owned: eval_tables_free (int16: half the cache of int32) */
+    int16_t *patterns; /* owned: eval_tables_free */
+    int low64; /* every square below bit 64: the men are walked in one word */
 } eval_tables;
-
-/* A position's pattern indexes, one a field (as pattern_hit numbers them). The
- * search keeps one a ply and moves it along with each move (eval_indexes_update):
- * a move changes two or three squares, where working the indexes out afresh at every
- * scored position goes over every man (a third of the search's time). */
-typedef struct {
-    uint16_t at[2 * EVAL_MAX_REGIONS];
-} eval_indexes;
-
-/* The indexes of a position's men (kings are outside patterns) worked out afresh. */
-void eval_indexes_of(const eval_tables *e, bb white_men, bb black_men, eval_indexes *out);
-
-/* The indexes after a move, from those before it: men gone from a square are taken
- * out, men new on a square put in. Only for tables with regions. */
-static inline void eval_indexes_update(const eval_tables *e, eval_indexes *ix, bb white_before,
-                                       bb black_before, bb white_after, bb black_after)
-{
-    const bb before[2] = {white_before, black_before}, after[2] = {white_after, black_after};
-    for (int side = 0; side < 2; side++) {
-        for (bb b = before[side] & ~after[side]; b; b &= b - 1) {
-            int sq = bb_lsb(b);
-            for (int k = 0; k < e->pattern_hits[side][sq]; k++) {
-                uint32_t h = e->pattern_hit[side][sq][k];
-                ix->at[h >> 16] -= (uint16_t)h;
-            }
-        }
-        for (bb b = after[side] & ~before[side]; b; b &= b - 1) {
-            int sq = bb_lsb(b);
-            for (int k = 0; k < e->pattern_hits[side][sq]; k++) {
-                uint32_t h = e->pattern_hit[side][sq][k];
-                ix->at[h >> 16] += (uint16_t)h;
-            }
-        }
-    }
-}
 
 /* Release what eval_tables_load allocated (the pattern tables). */
 void eval_tables_free(eval_tables *e);
 
-/* Score for the side to move (turn 0 = White), hundredths of a man. ix: the
- * position's pattern indexes where the caller keeps them, NULL to work them out. */
-int64_t eval_score(const eval_tables *e, bb white, bb black, bb kings, int turn,
-                   const eval_indexes *ix);
+/* Score for the side to move (turn 0 = White), hundredths of a man. */
+int64_t eval_score(const eval_tables *e, bb white, bb black, bb kings,
+                   int turn);
 
 #define EVAL_MAN 100
 #define EVAL_WIN 1000000

@@ -185,6 +185,7 @@ int eval_tables_load(PyObject *evaluator, eval_tables *e)
     if (get_int(evaluator, "flying", &flying) < 0)
         return -1;
     e->flying = (int)flying;
+    e->low64 = (e->mask >> 64) == 0;
     if (e->start_total <= 0) {
         PyErr_SetString(PyExc_ValueError, "an evaluator with no men at the start");
         return -1;
@@ -275,7 +276,7 @@ static PyObject *evaluation_score(EvaluationObject *self, PyObject *const *args,
         PyErr_SetString(PyExc_ValueError, "turn is 0 (White) or 1 (Black)");
         return NULL;
     }
-    return PyLong_FromLongLong(eval_score(&self->tables, white, black, kings, (int)turn, NULL));
+    return PyLong_FromLongLong(eval_score(&self->tables, white, black, kings, (int)turn));
 }
 
 static void evaluation_dealloc(EvaluationObject *self)

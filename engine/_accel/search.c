@@ -82,9 +82,6 @@ typedef struct {
     int busy;              /* a search runs (with the GIL released: another thread
                               calling in would share its stack and table) */
     int improved_index, improved_score;
-    /* The pattern indexes of each ply's position on the current line (ply 0: the
-     * root's), where the evaluation has pattern tables. */
-    eval_indexes indexes[MAX_PLY + 2];
 } SearchObject;
 
 static double now(void)
@@ -133,28 +130,10 @@ static void play(const CMove *m, bb own, bb opp, bb kings, bb *c_own, bb *c_opp,
     *c_kings = k;
 }
 
-/* play, in the tree: the child's pattern indexes (at ply + 1) follow from the node's. */
-static void play_at(SearchObject *s, int ply, const CMove *m, bb own, bb opp, bb kings,
-                    int turn, bb *c_own, bb *c_opp, bb *c_kings)
+static int static_score(const SearchObject *s, bb own, bb opp, bb kings, int turn)
 {
-    play(m, own, opp, kings, c_own, c_opp, c_kings);
-    if (!s->e->n_regions)
-        return;
-    eval_indexes *child = &s->indexes[ply + 1];
-    *child = s->indexes[ply]; /* all 64 fields: a fixed size copies without a call */
-    bb own_men = own & ~kings, opp_men = opp & ~kings;
-    bb own_after = *c_opp & ~*c_kings, opp_after = *c_own & ~*c_kings;
-    if (turn == 0)
-        eval_indexes_update(s->e, child, own_men, opp_men, own_after, opp_after);
-    else
-        eval_indexes_update(s->e, child, opp_men, own_men, opp_after, own_after);
-}
-
-static int static_score(const SearchObject *s, bb own, bb opp, bb kings, int turn, int ply)
-{
-    const eval_indexes *ix = s->e->n_regions ? &s->indexes[ply] : NULL;
-    return (int)(turn == 0 ? eval_score(s->e, own, opp, kings, 0, ix)
-                           : eval_score(s->e, opp, own, kings, 1, ix));
+    return (int)(turn == 0 ? eval_score(s->e, own, opp, kings, 0)
+                           : eval_score(s->e, opp, own, kings, 1));
 }
 
 /* Whether the side to move has a quiet move (it has no capture here). */
@@ -302,14 +281,14 @@ static int quiesce(SearchObject *s, bb own, bb opp, bb kings, int turn, int alph
     if (!has_capture(s->t, own, opp, kings, turn)) {
         if (!own || !can_step(s->t, own, opp, kings, turn))
             return -WIN + ply; /* no piece or no move: lost */
-        return static_score(s, own, opp, kings, turn, ply);
+        return static_score(s, own, opp, kings, turn);
     }
     if (ply >= MAX_PLY)
-        return static_score(s, own, opp, kings, turn, ply);
+        return static_score(s, own, opp, kings, turn);
     int base;
     int n = push_moves(s, own, opp, kings, turn, &base);
     if (n < 0)
-        return static_score(s, own, opp, kings, turn, ply);
+        return static_score(s, own, opp, kings, turn);
     /* Most pieces first, then crowning moves. */
     for (int i = 0; i < n; i++) {
         const CMove *m = s->moves + base + i;
@@ -320,7 +299,7 @@ static int quiesce(SearchObject *s, bb own, bb opp, bb kings, int turn, int alph
         int index;
         const CMove *m = pick(s, base, n, i, &index);
         bb c_own, c_opp, c_kings;
-        play_at(s, ply, m, own, opp, kings, turn, &c_own, &c_opp, &c_kings);
+        play(m, own, opp, kings, &c_own, &c_opp, &c_kings);
         int score = -quiesce(s, c_own, c_opp, c_kings, turn ^ 1, -beta, -alpha, ply + 1,
                              key_after(s->t, key, m, kings, turn));
         if (s->stopped)
@@ -369,7 +348,7 @@ static int negamax(SearchObject *s, bb own, bb opp, bb kings, int turn, int dept
     if (on_path(s, key))
         return 0; /* a repetition: a draw */
     if (ply >= MAX_PLY)
-        return static_score(s, own, opp, kings, turn, ply);
+        return static_score(s, own, opp, kings, turn);
     if (s->eg_pieces && bb_popcount(own | opp) <= s->eg_pieces)
         return probe(s, own, opp, kings, turn, ply);
 
@@ -398,7 +377,7 @@ static int negamax(SearchObject *s, bb own, bb opp, bb kings, int turn, int dept
     int base;
     int n = push_moves(s, own, opp, kings, turn, &base);
     if (n < 0)
-        return static_score(s, own, opp, kings, turn, ply);
+        return static_score(s, own, opp, kings, turn);
     if (!n)
         return -WIN + ply; /* no piece or no move: the side to move has lost */
 
@@ -454,7 +433,7 @@ static int negamax(SearchObject *s, bb own, bb opp, bb kings, int turn, int dept
         int index;
         const CMove *m = pick(s, base, n, i, &index);
         bb c_own, c_opp, c_kings;
-        play_at(s, ply, m, own, opp, kings, turn, &c_own, &c_opp, &c_kings);
+        play(m, own, opp, kings, &c_own, &c_opp, &c_kings);
         uint64_t c_key = key_after(s->t, key, m, kings, turn);
         int score;
         if (i == 0) {
@@ -537,7 +516,7 @@ static int root_child(SearchObject *s, const Root *r, int index, int depth, int 
 {
     const CMove *m = &r->moves[index];
     bb c_own, c_opp, c_kings;
-    play_at(s, 0, m, r->own, r->opp, r->kings, r->turn, &c_own, &c_opp, &c_kings);
+    play(m, r->own, r->opp, r->kings, &c_own, &c_opp, &c_kings);
     uint64_t c_key = key_after(s->t, r->key, m, r->kings, r->turn);
     return -negamax(s, c_own, c_opp, c_kings, r->turn ^ 1, depth - 1, -beta, -alpha, 1, c_key);
 }
@@ -911,8 +890,6 @@ static PyObject *search_search(SearchObject *self, PyObject *args, PyObject *kwd
     r->opp = turn == 0 ? black : white;
     r->kings = kings;
     r->key = position_key(self->t, white, black, kings, turn);
-    if (self->e->n_regions)
-        eval_indexes_of(self->e, white & ~kings, black & ~kings, &self->indexes[0]);
     r->n = gen_moves(self->t, r->own, r->opp, kings, turn, 0, r->moves);
     if (r->n < 0) {
         /* Beyond the generator's limits (never seen in play): the caller's Python
