@@ -16,34 +16,42 @@ void eval_tables_free(eval_tables *e)
     e->n_regions = 0;
 }
 
+/* Runs the statements after it with sq set to each square of men, lowest first:
+ * walked in one 64-bit word where the board fits (e->low64), which takes about half
+ * the instructions of walking the two-word bitboard. */
+#define FOR_EACH_SQUARE(e, men, sq, ...)                                  \
+    do {                                                                  \
+        if ((e)->low64) {                                                 \
+            for (uint64_t walk_ = (uint64_t)(men); walk_; walk_ &= walk_ - 1) { \
+                int sq = __builtin_ctzll(walk_);                          \
+                __VA_ARGS__                                               \
+            }                                                             \
+        } else {                                                          \
+            for (bb walk_ = (men); walk_; walk_ &= walk_ - 1) {           \
+                int sq = bb_lsb(walk_);                                   \
+                __VA_ARGS__                                               \
+            }                                                             \
+        }                                                                 \
+    } while (0)
+
 /* Add each man's hits to the indexes. */
 static inline void add_men(const eval_tables *e, int side, bb men, uint16_t *index)
 {
-    if (e->low64) {
-        /* One-word bit walking: about half the instructions of the two-word kind. */
-        for (uint64_t b = (uint64_t)men; b; b &= b - 1) {
-            int sq = __builtin_ctzll(b);
-            for (int k = 0; k < e->pattern_hits[side][sq]; k++) {
-                uint32_t h = e->pattern_hit[side][sq][k];
-                index[h >> 16] += (uint16_t)h;
-            }
-        }
-        return;
-    }
-    for (bb b = men; b; b &= b - 1) {
-        int sq = bb_lsb(b);
+    FOR_EACH_SQUARE(e, men, sq, {
         for (int k = 0; k < e->pattern_hits[side][sq]; k++) {
             uint32_t h = e->pattern_hit[side][sq][k];
             index[h >> 16] += (uint16_t)h;
         }
-    }
+    });
 }
 
 /* The pattern score from White's side: every region's index from both sides, summed
  * man by man (0 no man or a king, 1 own man, 2 the other side's, times 3^i). Worked
  * out afresh at each scored position: keeping the indexes in step with every move of
- * the search instead costs more where few men are on the board (measured: English's
- * instructions a node rose 5%, International's fell 10%). */
+ * the search instead was measured (callgrind, level 8 to depth 9, instructions a node)
+ * at English 1767 against 1676 afresh, International 2284 against 2556; the one-word
+ * walk above then brought afresh to 1576 and 2275. On 8x8 about two moves are played
+ * for every position scored, so the updates cost as much as the scoring they save. */
 static int64_t pattern_score(const eval_tables *e, bb wm, bb bm)
 {
     uint16_t index[2 * EVAL_MAX_REGIONS];
@@ -61,19 +69,10 @@ static int64_t pattern_score(const eval_tables *e, bb wm, bb bm)
 /* The men's middlegame and endgame worth on their squares. */
 static inline void sum_men(const eval_tables *e, int side, bb men, int64_t *mid, int64_t *end)
 {
-    if (e->low64) {
-        for (uint64_t b = (uint64_t)men; b; b &= b - 1) {
-            int sq = __builtin_ctzll(b);
-            *mid += e->men_mid[side][sq];
-            *end += e->men_end[side][sq];
-        }
-        return;
-    }
-    for (bb b = men; b; b &= b - 1) {
-        int sq = bb_lsb(b);
+    FOR_EACH_SQUARE(e, men, sq, {
         *mid += e->men_mid[side][sq];
         *end += e->men_end[side][sq];
-    }
+    });
 }
 
 /* Python's a // b for b > 0. */

@@ -143,14 +143,14 @@ static int get_patterns(PyObject *evaluator, eval_tables *e)
         int ok = len == size && size == 6561;
         for (Py_ssize_t i = 0; ok && i < len; i++) {
             long x = PyLong_AsLong(PySequence_Fast_GET_ITEM(table, i));
-            ok = !(x == -1 && PyErr_Occurred()) && x >= INT16_MIN && x <= INT16_MAX;
+            ok = !(x == -1 && PyErr_Occurred()) && x >= -INT16_MAX && x <= INT16_MAX;
             e->patterns[r * size + i] = (int16_t)x;
         }
         Py_DECREF(table);
         if (!ok) {
             if (!PyErr_Occurred())
                 PyErr_SetString(PyExc_ValueError,
-                                "pattern tables of 3^8 entries each, from -32768 to 32767");
+                                "pattern tables of 3^8 entries each, from -32767 to 32767");
             goto done;
         }
     }
