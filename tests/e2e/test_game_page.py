@@ -261,7 +261,16 @@ def test_both_clocks_and_the_whole_board_are_in_view(open_page, server, width, h
         ("board", "svg.board"),
     ):
         me.page.locator(selector).wait_for()
-        box = me.page.locator(selector).bounding_box()
+        # Measured in one step in the page: a player bar is drawn afresh on every event
+        # (a spectator arriving, say), so an element found a moment before may be gone.
+        box = me.page.evaluate(
+            """(selector) => {
+                const r = document.querySelector(selector).getBoundingClientRect();
+                return r.width && r.height
+                    ? {x: r.x, y: r.y, width: r.width, height: r.height} : null;
+            }""",
+            selector,
+        )
         assert box is not None, name
         assert box["x"] >= 0 and box["y"] >= 0, (name, box)
         assert box["x"] + box["width"] <= width and box["y"] + box["height"] <= height, (name, box)

@@ -314,6 +314,42 @@ class RedisClusterServers:
     def flushall(self) -> None:
         for port in self.ports:
             self.client(port).flushall()
+        self.drain_pubsub()
+
+    def drain_pubsub(self, timeout_s: float = 10.0) -> None:
+        """Wait until every message published so far has reached every master.
+
+        A PUBLISH on a cluster reaches the other masters over the cluster bus, later
+        and, on a loaded machine, much later: a message an earlier test published on
+        ``g1``'s channel could reach a listener the next test subscribed there. Each
+        master's bus link to another is one ordered stream, so once a marker published
+        on every master has been heard on every master, nothing older is in flight.
+        """
+        channel = f"drain:{time.monotonic_ns()}"
+        listeners = []
+        for port in self.ports:
+            pubsub = self.client(port).pubsub()
+            pubsub.subscribe(channel)
+            listeners.append(pubsub)
+        deadline = time.monotonic() + timeout_s
+        try:
+            for pubsub in listeners:  # subscribed everywhere before the markers go out
+                while pubsub.get_message(timeout=0.1) is None:
+                    if time.monotonic() > deadline:
+                        raise TimeoutError("a master did not confirm the subscription")
+            for port in self.ports:
+                self.client(port).publish(channel, str(port))
+            for pubsub in listeners:
+                heard: set[bytes] = set()
+                while len(heard) < len(self.ports):
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(f"the cluster bus did not drain: {heard}")
+                    message = pubsub.get_message(timeout=0.1)
+                    if message is not None and message["type"] == "message":
+                        heard.add(message["data"])
+        finally:
+            for pubsub in listeners:
+                pubsub.close()
 
     def cleanup(self) -> None:
         for process in self.processes:
