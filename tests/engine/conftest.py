@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import pytest
 
-from engine import Move, Position, accel
+from engine import Move, Position, accel, evaluation, patterns
 
 BACKENDS = ["python", "c"]
 if not accel.built() and os.environ.get("KONDAVO_ENGINE", "").strip() == "python":
@@ -40,3 +40,19 @@ def search_backend(backend, monkeypatch) -> str:
     monkeypatch.setenv("KONDAVO_ENGINE", backend)
     assert accel.available() == (backend == "c")
     return backend
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch):
+    """The evaluation reads its weights files from an empty folder (``tmp_path``) and
+    its pattern tables from an empty folder beside them (``tmp_path / "patterns"``):
+    a test writes the files it wants there, and sees only those. The loaders' caches
+    are cleared on the way in and out, so no other test sees these files."""
+    monkeypatch.setattr(evaluation, "WEIGHTS_DIR", tmp_path)
+    monkeypatch.setattr(patterns, "PATTERNS_DIR", tmp_path / "patterns")
+    evaluation._fitted.cache_clear()
+    patterns._load.cache_clear()
+    yield tmp_path
+    monkeypatch.undo()
+    evaluation._fitted.cache_clear()
+    patterns._load.cache_clear()

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from engine import VARIANTS, Position, evaluation, get_rules, patterns
+from engine import VARIANTS, Position, get_rules, patterns
 from engine.evaluation import Evaluator, weights_for
 from engine.patterns import entries_of, indexes, regions_for, tables_from_entries
 
@@ -162,19 +162,11 @@ def test_each_rule_set_plays_the_tables_it_ships():
         assert Evaluator(rules).pattern_tables is not None
 
 
-def test_a_rule_set_without_a_tables_file_plays_without_patterns(tmp_path, monkeypatch):
+def test_a_rule_set_without_a_tables_file_plays_without_patterns(data_dir):
     # Every rule set ships one today; a new rule set starts without, and so does a
     # checkout whose tables were removed to measure what they are worth.
-    monkeypatch.setattr(patterns, "PATTERNS_DIR", tmp_path)
-    evaluation._fitted.cache_clear()
-    patterns._load.cache_clear()
-    try:
-        for variant in VARIANTS:
-            rules = get_rules(variant)
-            assert patterns.load_tables(rules) is None
-            assert weights_for(rules).patterns is None
-            assert Evaluator(rules).pattern_tables is None
-    finally:
-        monkeypatch.undo()
-        evaluation._fitted.cache_clear()
-        patterns._load.cache_clear()
+    for variant in VARIANTS:
+        rules = get_rules(variant)
+        assert patterns.load_tables(rules) is None
+        assert weights_for(rules).patterns is None
+        assert Evaluator(rules).pattern_tables is None

@@ -7,23 +7,10 @@ import random
 
 import pytest
 
-from engine import VARIANTS, Position, evaluation, get_rules, patterns
+from engine import VARIANTS, Position, evaluation, get_rules
 from engine.evaluation import MAN, Evaluator, derived_weights, weights_for
 
 SHIPPED = sorted(p.stem for p in evaluation.WEIGHTS_DIR.glob("*.json"))
-
-
-@pytest.fixture
-def weights_dir(tmp_path, monkeypatch):
-    # The pattern tables (a file of their own) are pointed at a folder with none, so
-    # these tests see the square tables and scalar weights alone.
-    monkeypatch.setattr(evaluation, "WEIGHTS_DIR", tmp_path)
-    monkeypatch.setattr(patterns, "PATTERNS_DIR", tmp_path / "patterns")
-    evaluation._fitted.cache_clear()
-    patterns._load.cache_clear()
-    yield tmp_path
-    evaluation._fitted.cache_clear()
-    patterns._load.cache_clear()
 
 
 def _positions(rules, count: int, seed: int) -> list[Position]:
@@ -54,8 +41,8 @@ def _turned(rules):
     return turn
 
 
-def test_fitted_weights_from_a_data_file_replace_the_derived_ones(weights_dir):
-    (weights_dir / "english.json").write_text(
+def test_fitted_weights_from_a_data_file_replace_the_derived_ones(data_dir):
+    (data_dir / "english.json").write_text(
         json.dumps({"king": 177, "tempo": 9, "retired": 1, "fitted": "a note"})
     )
     english, russian = get_rules("english"), get_rules("russian")
@@ -66,20 +53,20 @@ def test_fitted_weights_from_a_data_file_replace_the_derived_ones(weights_dir):
     assert weights_for(russian) == derived_weights(russian)  # no file: derived
 
 
-def test_without_a_data_file_the_weights_are_derived(weights_dir):
+def test_without_a_data_file_the_weights_are_derived(data_dir):
     rules = get_rules("international")
-    assert not list(weights_dir.iterdir())
+    assert not list(data_dir.iterdir())
     assert weights_for(rules) == derived_weights(rules)
 
 
-def test_a_table_of_the_wrong_size_is_refused(weights_dir):
-    (weights_dir / "english.json").write_text(json.dumps({"men_mid": [1, 2, 3]}))
+def test_a_table_of_the_wrong_size_is_refused(data_dir):
+    (data_dir / "english.json").write_text(json.dumps({"men_mid": [1, 2, 3]}))
     with pytest.raises(ValueError, match="men_mid has 3 squares"):
         weights_for(get_rules("english"))
 
 
 @pytest.mark.parametrize("variant", ["english", "international", "turkish"])
-def test_learned_square_tables_score_each_piece_at_its_square(weights_dir, variant):
+def test_learned_square_tables_score_each_piece_at_its_square(data_dir, variant):
     # Tables with negative worths (the packed sums lift them) and a king table: a man's
     # or king's worth, seen alone against a fixed opponent, is its square's entry.
     rules = get_rules(variant)
@@ -87,7 +74,7 @@ def test_learned_square_tables_score_each_piece_at_its_square(weights_dir, varia
     rng = random.Random(7)
     mid = [rng.randrange(-40, 40) for _ in range(n)]
     kings = [rng.randrange(-20, 30) for _ in range(n)]
-    (weights_dir / f"{variant}.json").write_text(
+    (data_dir / f"{variant}.json").write_text(
         json.dumps(
             {
                 "men_mid": mid,
