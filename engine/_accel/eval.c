@@ -13,6 +13,8 @@ void eval_tables_free(eval_tables *e)
 {
     free(e->patterns);
     e->patterns = NULL;
+    free(e->read);
+    e->read = NULL;
     e->n_regions = 0;
 }
 
@@ -34,36 +36,89 @@ void eval_tables_free(eval_tables *e)
         }                                                                 \
     } while (0)
 
-/* Add each man's hits to the indexes. */
-static inline void add_men(const eval_tables *e, int side, bb men, uint16_t *index)
+/* The men of one side on set s's squares, as a byte in square order. */
+static inline unsigned gather(const eval_tables *e, int s, bb men)
 {
-    FOR_EACH_SQUARE(e, men, sq, {
-        for (int k = 0; k < e->pattern_hits[side][sq]; k++) {
-            uint32_t h = e->pattern_hit[side][sq][k];
-            index[h >> 16] += (uint16_t)h;
-        }
-    });
+    unsigned byte = 0;
+    if (e->low64) {
+        uint64_t m = (uint64_t)men;
+        for (int i = 0; i < e->set_runs[s]; i++)
+            byte |= (unsigned)(m >> e->run_shift[s][i] & e->run_mask[s][i]) << e->run_dest[s][i];
+    } else {
+        for (int i = 0; i < e->set_runs[s]; i++)
+            byte |= (unsigned)(men >> e->run_shift[s][i] & e->run_mask[s][i]) << e->run_dest[s][i];
+    }
+    return byte;
 }
 
-/* The pattern score from White's side: every region's index from both sides, summed
- * man by man (0 no man or a king, 1 own man, 2 the other side's, times 3^i). Worked
- * out afresh at each scored position: keeping the indexes in step with every move of
- * the search instead was measured (callgrind, level 8 to depth 9, instructions a node)
- * at English 1767 against 1676 afresh, International 2284 against 2556; the one-word
- * walk above then brought afresh to 1576 and 2275. On 8x8 about two moves are played
- * for every position scored, so the updates cost as much as the scoring they save. */
-static int64_t pattern_score(const eval_tables *e, bb wm, bb bm)
+/* Every region's entry read from White's side minus its entry read from Black's,
+ * given each set's bytes of White's men (w) and Black's (b). */
+static inline int64_t sum_regions(const eval_tables *e, const uint8_t *w, const uint8_t *b)
 {
-    uint16_t index[2 * EVAL_MAX_REGIONS];
     int n = e->n_regions;
-    memset(index, 0, sizeof(index[0]) * (size_t)(2 * n));
-    add_men(e, 0, wm, index);
-    add_men(e, 1, bm, index);
     int64_t score = 0;
     const int16_t *table = e->patterns;
-    for (int r = 0; r < n; r++, table += e->region_size)
-        score += table[index[r]] - table[index[n + r]];
+    for (int r = 0; r < n; r++, table += e->region_size) {
+        const uint16_t *white = e->read + e->view_read[r];
+        const uint16_t *black = e->read + e->view_read[n + r];
+        int ws = e->view_set[r], bs = e->view_set[n + r];
+        score += table[white[w[ws]] + 2 * white[b[ws]]] - table[black[b[bs]] + 2 * black[w[bs]]];
+    }
     return score;
+}
+
+/* The pattern score from White's side, each set's bytes gathered by shifts. Reading
+ * each index off the gathered bytes replaced adding every man's share to the indexes
+ * of the regions it lies in (up to eight a man on 10x10); keeping the indexes in step
+ * with every move instead was measured before and lost (on 8x8 about two moves are
+ * played for every position scored). */
+static int64_t pattern_score(const eval_tables *e, bb wm, bb bm)
+{
+    uint8_t w[EVAL_MAX_SETS], b[EVAL_MAX_SETS];
+    for (int s = 0; s < e->n_sets; s++) {
+        w[s] = (uint8_t)gather(e, s, wm);
+        b[s] = (uint8_t)gather(e, s, bm);
+    }
+    return sum_regions(e, w, b);
+}
+
+#ifdef EVAL_PEXT
+/* The same, each byte gathered by one instruction (BMI2's pext: the bits of a word
+ * under a mask, packed in order), where the processor does that fast (e->pext). */
+__attribute__((target("bmi2"))) static int64_t pattern_score_pext(const eval_tables *e, bb wm,
+                                                                  bb bm)
+{
+    uint8_t w[EVAL_MAX_SETS], b[EVAL_MAX_SETS];
+    uint64_t wl = (uint64_t)wm, bl = (uint64_t)bm;
+    if (e->low64) {
+        for (int s = 0; s < e->n_sets; s++) {
+            w[s] = (uint8_t)__builtin_ia32_pext_di(wl, e->set_low[s]);
+            b[s] = (uint8_t)__builtin_ia32_pext_di(bl, e->set_low[s]);
+        }
+    } else {
+        uint64_t wh = (uint64_t)(wm >> 64), bh = (uint64_t)(bm >> 64);
+        for (int s = 0; s < e->n_sets; s++) {
+            int k = e->set_low_count[s];
+            w[s] = (uint8_t)(__builtin_ia32_pext_di(wl, e->set_low[s]) |
+                             __builtin_ia32_pext_di(wh, e->set_high[s]) << k);
+            b[s] = (uint8_t)(__builtin_ia32_pext_di(bl, e->set_low[s]) |
+                             __builtin_ia32_pext_di(bh, e->set_high[s]) << k);
+        }
+    }
+    return sum_regions(e, w, b);
+}
+#endif
+
+int eval_fast_pext(void)
+{
+#ifdef EVAL_PEXT
+    /* AMD's processors before Zen 3 work pext out in microcode, dozens of cycles. */
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("bmi2") && !__builtin_cpu_is("znver1") &&
+           !__builtin_cpu_is("znver2");
+#else
+    return 0;
+#endif
 }
 
 /* The men's middlegame and endgame worth on their squares. */
@@ -129,8 +184,14 @@ int64_t eval_score(const eval_tables *e, bb white, bb black, bb kings,
         end -= b_end;
         int64_t phase = men < start_total ? men : start_total;
         score += floor_div(mid * phase + end * (start_total - phase), start_total);
-        if (e->n_regions)
-            score += pattern_score(e, wm, bm);
+        if (e->n_regions) {
+#ifdef EVAL_PEXT
+            if (e->pext)
+                score += pattern_score_pext(e, wm, bm);
+            else
+#endif
+                score += pattern_score(e, wm, bm);
+        }
 
         /* Mobility: free steps of the men, set-wise. */
         bb empty = e->mask & ~(white | black);

@@ -11,7 +11,7 @@
 
 #define EVAL_MAX_REGIONS 32
 #define EVAL_REGION_SQUARES 8
-#define EVAL_MAX_HITS 16 /* regions a square lies in, from both sides */
+#define EVAL_MAX_SETS (2 * EVAL_MAX_REGIONS) /* distinct square sets of the regions */
 
 typedef struct {
     /* Per side (0 White, 1 Black) and square: a man's middlegame and endgame worth
@@ -30,19 +30,40 @@ typedef struct {
     int64_t mobility, balance, tempo, trade;
     int64_t crown_now, crown_next, crown_two, crown_two_next;
     int flying;
-    /* Pattern tables (engine/patterns.py). Each man adds to the indexes of the
-     * regions it lies in: the k-th of the pattern_hits[s][sq] hits of a man of side s
-     * on square sq, h = pattern_hit[s][sq][k], adds h & 0xffff to index h >> 16
-     * (fields 0..n-1: the regions read from White's side, n..2n-1: from Black's; one
-     * word, read once); region r's table is patterns[r * region_size ...], 16-bit
-     * numbers (half the cache of 32-bit ones). No regions: no pattern tables. */
+    /* Pattern tables (engine/patterns.py). Region r read from White's side is view
+     * region r, read from Black's side view region n + r; region r's table is
+     * patterns[r * region_size ...], 16-bit numbers (half the cache of 32-bit ones).
+     * A view region's index is read off two bytes: each side's men on its squares,
+     * gathered in square order (bit i: the set's i-th lowest square) by a few shifts,
+     * one per run of consecutive squares (four on 10x10 and 8x8, two on Turkish's
+     * board). The regions read from Black's side cover the same square sets as those
+     * read from White's (the board turned half round), so each set's bytes are
+     * gathered once for both. read[view_read[k] + byte] is what those men add to view
+     * region k's index as its own side's (3^i for the i-th square in the region's
+     * reading order); the other side's add twice as much. No regions: no patterns. */
     int n_regions;
     int32_t region_size;
-    uint8_t pattern_hits[2][CMAX_SQ];
-    uint32_t pattern_hit[2][CMAX_SQ][EVAL_MAX_HITS];
+    int n_sets;
+    uint8_t set_runs[EVAL_MAX_SETS];                         /* runs of a set */
+    uint8_t run_shift[EVAL_MAX_SETS][EVAL_REGION_SQUARES];   /* first square of a run */
+    uint8_t run_mask[EVAL_MAX_SETS][EVAL_REGION_SQUARES];    /* its length, as a mask */
+    uint8_t run_dest[EVAL_MAX_SETS][EVAL_REGION_SQUARES];    /* its place in the byte */
+    uint8_t view_set[EVAL_MAX_SETS];                         /* view region -> set */
+    uint16_t view_read[EVAL_MAX_SETS];                       /* view region -> table */
+    uint64_t set_low[EVAL_MAX_SETS];   /* a set's squares below bit 64, as a mask */
+    uint64_t set_high[EVAL_MAX_SETS];  /* and from bit 64 on, shifted down by 64 */
+    uint8_t set_low_count[EVAL_MAX_SETS];
+    int pext;          /* gather with pext (eval_fast_pext) instead of the runs */
+    uint16_t *read;    /* owned: reading tables, 256 entries each, one per distinct order */
     int16_t *patterns; /* owned: eval_tables_free */
     int low64; /* every square below bit 64: the men are walked in one word */
 } eval_tables;
+
+/* pext (x86-64's BMI2) can gather the sets' bytes, on a processor that does it fast. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define EVAL_PEXT 1
+#endif
+int eval_fast_pext(void);
 
 /* Release what eval_tables_load allocated (the pattern tables). */
 void eval_tables_free(eval_tables *e);

@@ -2,6 +2,8 @@
  * a Python Evaluator's unpacked tables once; its score() is Evaluator.score. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "eval_py.h"
 
@@ -71,6 +73,75 @@ done:
     return rc;
 }
 
+/* Region k's squares (in its reading order) into e's gathering: its set of squares
+ * (a new one, with its runs of consecutive squares, or one an earlier region covers)
+ * and its reading table (a new one, or an equal one made before). */
+static int add_view_region(eval_tables *e, int set_sq[][EVAL_REGION_SQUARES], int *n_reads,
+                           int k, const int *sq)
+{
+    int sorted[EVAL_REGION_SQUARES];
+    memcpy(sorted, sq, sizeof(sorted));
+    for (int i = 1; i < EVAL_REGION_SQUARES; i++)
+        for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+            int t = sorted[j];
+            sorted[j] = sorted[j - 1];
+            sorted[j - 1] = t;
+        }
+    int s = 0;
+    while (s < e->n_sets && memcmp(set_sq[s], sorted, sizeof(sorted)) != 0)
+        s++;
+    if (s == e->n_sets) {
+        memcpy(set_sq[s], sorted, sizeof(sorted));
+        int runs = 0;
+        for (int i = 0; i < EVAL_REGION_SQUARES; i++) {
+            if (i == 0 || sorted[i] != sorted[i - 1] + 1) {
+                e->run_shift[s][runs] = (uint8_t)sorted[i];
+                e->run_dest[s][runs] = (uint8_t)i;
+                e->run_mask[s][runs] = 0;
+                runs++;
+            }
+            e->run_mask[s][runs - 1] = (uint8_t)(e->run_mask[s][runs - 1] << 1 | 1);
+        }
+        e->set_runs[s] = (uint8_t)runs;
+        e->set_low[s] = e->set_high[s] = 0;
+        for (int i = 0; i < EVAL_REGION_SQUARES; i++) {
+            if (sorted[i] < 64) {
+                e->set_low[s] |= (uint64_t)1 << sorted[i];
+                e->set_low_count[s]++;
+            } else {
+                e->set_high[s] |= (uint64_t)1 << (sorted[i] - 64);
+            }
+        }
+        e->n_sets++;
+    }
+    e->view_set[k] = (uint8_t)s;
+
+    /* The i-th lowest square's place in the reading order gives it 3^place. */
+    uint16_t power[EVAL_REGION_SQUARES];
+    for (int i = 0; i < EVAL_REGION_SQUARES; i++) {
+        int place = 0;
+        while (sq[place] != sorted[i])
+            place++;
+        power[i] = 1;
+        while (place--)
+            power[i] *= 3;
+    }
+    uint16_t *read = e->read + 256 * *n_reads;
+    for (int byte = 0; byte < 256; byte++) {
+        read[byte] = 0;
+        for (int i = 0; i < EVAL_REGION_SQUARES; i++)
+            if (byte >> i & 1)
+                read[byte] += power[i];
+    }
+    int t = 0;
+    while (memcmp(e->read + 256 * t, read, 256 * sizeof(read[0])) != 0)
+        t++;
+    if (t == *n_reads)
+        (*n_reads)++;
+    e->view_read[k] = (uint16_t)(256 * t);
+    return 1;
+}
+
 /* The evaluator's pattern tables, where it has them: pattern_squares (regions'
  * squares from White's side and from Black's) and pattern_tables (one per region). */
 static int get_patterns(PyObject *evaluator, eval_tables *e)
@@ -93,6 +164,13 @@ static int get_patterns(PyObject *evaluator, eval_tables *e)
     }
     /* view 0: the regions read from White's side (a White man is 1, a Black man 2);
      * view 1: from Black's (a Black man is 1, a White man 2). */
+    e->read = malloc(sizeof(e->read[0]) * 256 * (size_t)(2 * n));
+    if (!e->read) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int set_sq[EVAL_MAX_SETS][EVAL_REGION_SQUARES]; /* each set's squares, lowest first */
+    int n_reads = 0;
     for (int view = 0; view < 2; view++) {
         PyObject *regions = PySequence_GetItem(squares, view);
         if (!regions)
@@ -101,20 +179,19 @@ static int get_patterns(PyObject *evaluator, eval_tables *e)
         for (Py_ssize_t r = 0; ok && r < n; r++) {
             PyObject *region = PySequence_GetItem(regions, r);
             ok = region && PySequence_Size(region) == EVAL_REGION_SQUARES;
-            int power = 1;
-            for (int i = 0; ok && i < EVAL_REGION_SQUARES; i++, power *= 3) {
+            int sq[EVAL_REGION_SQUARES]; /* in the region's reading order */
+            for (int i = 0; ok && i < EVAL_REGION_SQUARES; i++) {
                 PyObject *item = PySequence_GetItem(region, i);
-                long sq = item ? PyLong_AsLong(item) : -1;
+                long x = item ? PyLong_AsLong(item) : -1;
                 Py_XDECREF(item);
-                ok = sq >= 0 && sq < CMAX_SQ && e->pattern_hits[0][sq] < EVAL_MAX_HITS &&
-                     e->pattern_hits[1][sq] < EVAL_MAX_HITS;
-                for (int side = 0; ok && side < 2; side++) {
-                    int k = e->pattern_hits[side][sq]++;
-                    uint32_t add = (uint32_t)(side == view ? power : 2 * power);
-                    e->pattern_hit[side][sq][k] = (uint32_t)(view * n + r) << 16 | add;
-                }
+                sq[i] = (int)x;
+                ok = x >= 0 && x < CMAX_SQ;
+                for (int j = 0; ok && j < i; j++)
+                    ok = sq[j] != sq[i];
             }
             Py_XDECREF(region);
+            if (ok)
+                ok = add_view_region(e, set_sq, &n_reads, view * (int)n + (int)r, sq);
         }
         Py_DECREF(regions);
         if (!ok) {
@@ -186,6 +263,9 @@ int eval_tables_load(PyObject *evaluator, eval_tables *e)
         return -1;
     e->flying = (int)flying;
     e->low64 = (e->mask >> 64) == 0;
+    /* KONDAVO_PEXT=0 gathers by shifts on any processor (the tests check both ways). */
+    const char *pext = getenv("KONDAVO_PEXT");
+    e->pext = !(pext && strcmp(pext, "0") == 0) && eval_fast_pext();
     if (e->start_total <= 0) {
         PyErr_SetString(PyExc_ValueError, "an evaluator with no men at the start");
         return -1;
@@ -285,6 +365,22 @@ static void evaluation_dealloc(EvaluationObject *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+static PyObject *evaluation_gather(EvaluationObject *self, void *closure)
+{
+    (void)closure;
+    if (!self->tables.n_regions)
+        Py_RETURN_NONE;
+    return PyUnicode_FromString(self->tables.pext ? "pext" : "shifts");
+}
+
+static PyGetSetDef evaluation_getset[] = {
+    {"gather", (getter)evaluation_gather, NULL,
+     "How the pattern regions' men are gathered: \"pext\", \"shifts\", or None (no "
+     "pattern tables).",
+     NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 static PyMethodDef evaluation_methods[] = {
     {"score", (PyCFunction)(void (*)(void))evaluation_score, METH_FASTCALL,
      "score(white, black, kings, turn): the side to move's score, as Evaluator.score."},
@@ -300,6 +396,7 @@ PyTypeObject EvaluationType = {
     .tp_init = (initproc)evaluation_init,
     .tp_dealloc = (destructor)evaluation_dealloc,
     .tp_methods = evaluation_methods,
+    .tp_getset = evaluation_getset,
 };
 
 int eval_add_to_module(PyObject *module)

@@ -60,8 +60,25 @@ def _random_learned(rules, seed: int):
     )
 
 
-def _assert_same_scores(rules, evaluator: Evaluator, positions: list[Position]) -> None:
+@pytest.fixture(params=["as_detected", "shifts"])
+def gather(request, monkeypatch) -> str:
+    """How the compiled evaluation gathers the pattern regions' men: pext where the
+    processor does it fast (else shifts), or shifts on any processor (KONDAVO_PEXT=0)."""
+    if request.param == "shifts":
+        monkeypatch.setenv("KONDAVO_PEXT", "0")
+    else:
+        monkeypatch.delenv("KONDAVO_PEXT", raising=False)
+    return request.param
+
+
+def _assert_same_scores(
+    rules, evaluator: Evaluator, positions: list[Position], gather: str | None = None
+) -> None:
     compiled = accel.evaluation(evaluator)
+    if gather == "shifts":
+        assert compiled.gather == "shifts"
+    elif gather is not None:
+        assert compiled.gather in ("pext", "shifts")
     for pos in positions:
         for turn in (0, 1):
             args = (pos.white, pos.black, pos.kings, turn)
@@ -76,10 +93,10 @@ def test_the_compiled_evaluation_scores_as_python_with_derived_weights(variant):
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_the_compiled_evaluation_scores_as_python_with_the_shipped_weights(variant):
+def test_the_compiled_evaluation_scores_as_python_with_the_shipped_weights(variant, gather):
     rules = get_rules(variant)
     evaluator = Evaluator(rules, weights_for(rules))
-    _assert_same_scores(rules, evaluator, _positions(rules, 600, seed=2))
+    _assert_same_scores(rules, evaluator, _positions(rules, 600, seed=2), gather)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -90,7 +107,7 @@ def test_the_compiled_evaluation_scores_as_python_with_learned_tables(variant):
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_the_compiled_evaluation_scores_as_python_with_pattern_tables(variant):
+def test_the_compiled_evaluation_scores_as_python_with_pattern_tables(variant, gather):
     rules = get_rules(variant)
     regions = regions_for(rules.board)
     rng = random.Random(5)
@@ -98,7 +115,14 @@ def test_the_compiled_evaluation_scores_as_python_with_pattern_tables(variant):
         tuple(rng.randint(-80, 80) for _ in range(regions.size)) for _ in range(regions.count)
     )
     evaluator = Evaluator(rules, dataclasses.replace(weights_for(rules), patterns=tables))
-    _assert_same_scores(rules, evaluator, _positions(rules, 600, seed=6))
+    _assert_same_scores(rules, evaluator, _positions(rules, 600, seed=6), gather)
+
+
+def test_the_compiled_evaluation_says_how_it_gathers_the_regions_men(monkeypatch):
+    rules = get_rules("english")
+    assert accel.evaluation(Evaluator(rules, derived_weights(rules))).gather is None
+    monkeypatch.setenv("KONDAVO_PEXT", "0")
+    assert accel.evaluation(Evaluator(rules)).gather == "shifts"
 
 
 def test_the_compiled_evaluation_refuses_pattern_tables_of_the_wrong_size():
