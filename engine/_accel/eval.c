@@ -36,19 +36,29 @@ void eval_tables_free(eval_tables *e)
         }                                                                 \
     } while (0)
 
-/* The men of one side on set s's squares, as a byte in square order. */
-static inline unsigned gather(const eval_tables *e, int s, bb men)
+/* Both sides' men on set s's squares, each as a byte in square order: one shift a run
+ * of consecutive squares, in one word where the board fits (e->low64). */
+static inline void gather(const eval_tables *e, int s, bb wm, bb bm, uint8_t *w, uint8_t *b)
 {
-    unsigned byte = 0;
+    unsigned wbyte = 0, bbyte = 0;
     if (e->low64) {
-        uint64_t m = (uint64_t)men;
-        for (int i = 0; i < e->set_runs[s]; i++)
-            byte |= (unsigned)(m >> e->run_shift[s][i] & e->run_mask[s][i]) << e->run_dest[s][i];
+        uint64_t wl = (uint64_t)wm, bl = (uint64_t)bm;
+        for (int i = 0; i < e->set_runs[s]; i++) {
+            int shift = e->run_shift[s][i], dest = e->run_dest[s][i];
+            unsigned mask = e->run_mask[s][i];
+            wbyte |= (unsigned)(wl >> shift & mask) << dest;
+            bbyte |= (unsigned)(bl >> shift & mask) << dest;
+        }
     } else {
-        for (int i = 0; i < e->set_runs[s]; i++)
-            byte |= (unsigned)(men >> e->run_shift[s][i] & e->run_mask[s][i]) << e->run_dest[s][i];
+        for (int i = 0; i < e->set_runs[s]; i++) {
+            int shift = e->run_shift[s][i], dest = e->run_dest[s][i];
+            unsigned mask = e->run_mask[s][i];
+            wbyte |= (unsigned)(wm >> shift & mask) << dest;
+            bbyte |= (unsigned)(bm >> shift & mask) << dest;
+        }
     }
-    return byte;
+    *w = (uint8_t)wbyte;
+    *b = (uint8_t)bbyte;
 }
 
 /* Every region's entry read from White's side minus its entry read from Black's,
@@ -75,10 +85,8 @@ static inline int64_t sum_regions(const eval_tables *e, const uint8_t *w, const 
 static int64_t pattern_score(const eval_tables *e, bb wm, bb bm)
 {
     uint8_t w[EVAL_MAX_SETS], b[EVAL_MAX_SETS];
-    for (int s = 0; s < e->n_sets; s++) {
-        w[s] = (uint8_t)gather(e, s, wm);
-        b[s] = (uint8_t)gather(e, s, bm);
-    }
+    for (int s = 0; s < e->n_sets; s++)
+        gather(e, s, wm, bm, &w[s], &b[s]);
     return sum_regions(e, w, b);
 }
 
