@@ -76,8 +76,8 @@ done:
 /* Region k's squares (in its reading order) into e's gathering: its set of squares
  * (a new one, with its runs of consecutive squares, or one an earlier region covers)
  * and its reading table (a new one, or an equal one made before). */
-static int add_view_region(eval_tables *e, int set_sq[][EVAL_REGION_SQUARES], int *n_reads,
-                           int k, const int *sq)
+static void add_view_region(eval_tables *e, int set_sq[][EVAL_REGION_SQUARES], int *n_reads,
+                            int k, const int *sq)
 {
     int sorted[EVAL_REGION_SQUARES];
     memcpy(sorted, sq, sizeof(sorted));
@@ -139,7 +139,6 @@ static int add_view_region(eval_tables *e, int set_sq[][EVAL_REGION_SQUARES], in
     if (t == *n_reads)
         (*n_reads)++;
     e->view_read[k] = (uint16_t)(256 * t);
-    return 1;
 }
 
 /* The evaluator's pattern tables, where it has them: pattern_squares (regions'
@@ -191,7 +190,7 @@ static int get_patterns(PyObject *evaluator, eval_tables *e)
             }
             Py_XDECREF(region);
             if (ok)
-                ok = add_view_region(e, set_sq, &n_reads, view * (int)n + (int)r, sq);
+                add_view_region(e, set_sq, &n_reads, view * (int)n + (int)r, sq);
         }
         Py_DECREF(regions);
         if (!ok) {
