@@ -134,6 +134,16 @@ def test_the_compiled_evaluation_refuses_pattern_tables_of_the_wrong_size():
         accel.evaluation(evaluator)
 
 
+def test_the_compiled_evaluation_refuses_a_region_naming_a_square_twice():
+    rules = get_rules("english")
+    regions = regions_for(rules.board)
+    evaluator = Evaluator(rules)
+    twice = (regions.white[0][:7] + regions.white[0][:1],) + regions.white[1:]
+    evaluator.pattern_squares = (twice, regions.black)
+    with pytest.raises(ValueError, match="eight squares"):
+        accel.evaluation(evaluator)
+
+
 def test_a_side_without_pieces_has_lost_in_the_compiled_evaluation_too():
     rules = get_rules("international")
     evaluator = Evaluator(rules)
