@@ -195,7 +195,7 @@ static int get_patterns(PyObject *evaluator, eval_tables *e)
         Py_DECREF(regions);
         if (!ok) {
             if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_ValueError, "pattern regions of eight squares each");
+                PyErr_SetString(PyExc_ValueError, "pattern regions of eight different squares each");
             goto done;
         }
     }

@@ -140,7 +140,7 @@ def test_the_compiled_evaluation_refuses_a_region_naming_a_square_twice():
     evaluator = Evaluator(rules)
     twice = (regions.white[0][:7] + regions.white[0][:1],) + regions.white[1:]
     evaluator.pattern_squares = (twice, regions.black)
-    with pytest.raises(ValueError, match="eight squares"):
+    with pytest.raises(ValueError, match="eight different squares"):
         accel.evaluation(evaluator)
 
 
