@@ -92,7 +92,10 @@ static int64_t pattern_score(const eval_tables *e, bb wm, bb bm)
 
 #ifdef EVAL_PEXT
 /* The same, each byte gathered by one instruction (BMI2's pext: the bits of a word
- * under a mask, packed in order), where the processor does that fast (e->pext). */
+ * under a mask, packed in order), where the processor does that fast (e->pext).
+ * Against the per-man sums it replaced, level 8's search on bench/engine.py's 8
+ * positions (Zen 4, best CPU time of 5): International 11% faster, the other rule sets
+ * 3-7%; the shifts took between 4% less and 4% more time than those sums. */
 __attribute__((target("bmi2"))) static int64_t pattern_score_pext(const eval_tables *e, bb wm,
                                                                   bb bm)
 {
