@@ -1,0 +1,243 @@
+"""Level 8 against an engine of the field over the Hub protocol: International draughts.
+
+    .venv/bin/python bench/field.py --engine "/opt/scan/scan hub" --cwd /opt/scan
+    .venv/bin/python bench/field.py --engine "..." --cwd ... --times 0.1,1 --games 40
+
+The engine stays outside the repository: build it yourself and name its command. For
+Scan 2.0 (github.com/rhalbersma/scan, ``cd src && make``) that is ``scan hub``, run
+in Scan's folder (``--cwd``) so it finds ``scan.ini`` and ``data/`` (its evaluation,
+opening book and bitbases; threads, book and bitbases are set in ``scan.ini``).
+
+The dialect is Scan 2.0's (``hub_loop`` in its ``src/main.cpp``): ``hub`` is answered
+with ``wait``, ``init`` with ``ready``; each game starts with ``new``, and before each
+of the engine's moves it gets the whole position (``pos`` and 51 characters: the side
+to move, ``w`` or ``b``, then squares 1-50 as ``e``, ``w``, ``b``, ``W``, ``B``), then
+its time (``time`` in milliseconds, after ``pos``, which resets it) and ``go``; it
+answers ``move 32-28`` or ``move 28x19x23`` (from, to, each captured square), mapped
+to our one legal move with the same start, end and captured squares. Nothing is sent
+while it thinks: Scan gives up its search on any input. Scan 3's hub (the one
+lidraughts runs) speaks another dialect and is not driven here.
+
+Level 8 plays without its depth floor (``bench/strength.py``'s equal time), from
+balanced openings with colours alternating; games are adjudicated as there. Each line
+prints the score, the Elo difference with its 95% margin, level 8's mean depth and
+the seconds a move each side took; the last line is one JSON object,
+``{"vs_field": {seconds: score}, "engine": ENGINE}``. A script that prints figures,
+not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from strength import (  # noqa: E402
+    GameOutcome,
+    _finish,
+    equal_time_params,
+    number,
+    outcome_line,
+    score_of,
+)
+
+from engine import Game, Move, Position, get_rules  # noqa: E402
+from engine.game import Result  # noqa: E402
+from engine.levels import game_history  # noqa: E402
+from engine.match import MAX_PLIES, Adjudicator, balanced_openings  # noqa: E402
+from engine.rules import Color, Rules  # noqa: E402
+from engine.search import Searcher  # noqa: E402
+
+VARIANT = "international"  # the rule set Scan 2.0's hub plays
+
+
+class Hub:
+    """An engine child process speaking Scan 2.0's hub dialect."""
+
+    def __init__(self, command: str, cwd: str | None):
+        self.process = subprocess.Popen(
+            shlex.split(command),
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            bufsize=1,
+        )
+        self.send("hub")
+        self.expect("wait")
+        self.send("init")
+        self.expect("ready")
+
+    def send(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def expect(self, word: str) -> str:
+        """The first line starting with ``word``, skipping the others (info lines)."""
+        assert self.process.stdout is not None
+        while True:
+            line = self.process.stdout.readline()
+            if not line:
+                raise RuntimeError(f"the engine exited (code {self.process.wait()})")
+            if line.split()[:1] == [word]:
+                return line.strip()
+            if line.startswith("error"):
+                raise RuntimeError(f"the engine says: {line.strip()}")
+
+    def move(self, position: str, milliseconds: int) -> str:
+        self.send(f"pos {position}")
+        self.send(f"time {milliseconds}")
+        self.send("go")
+        return self.expect("move").split()[1]
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            try:
+                self.send("quit")
+                self.process.wait(5)
+            except (OSError, subprocess.TimeoutExpired):
+                self.process.kill()
+                self.process.wait()
+
+
+def hub_position(rules: Rules, pos: Position) -> str:
+    """``pos`` as the hub's 51 characters: side to move, then squares 1-50."""
+    board = ["e"] * len(rules.board.squares)
+    for sq in rules.board.squares:
+        bit = 1 << sq
+        colour = "w" if pos.white & bit else "b" if pos.black & bit else ""
+        if colour:
+            board[number(rules, sq) - 1] = colour.upper() if pos.kings & bit else colour
+    return ("w" if pos.side_to_move is Color.WHITE else "b") + "".join(board)
+
+
+def our_move(rules: Rules, legal: list[Move], text: str) -> Move:
+    """The one legal move the hub's ``32-28`` or ``28x19x23`` names."""
+    if "x" in text:
+        start, end, *captured = (int(s) for s in text.split("x"))
+    else:
+        start, end = (int(s) for s in text.split("-"))
+        captured = []
+    found = [
+        m
+        for m in legal
+        if number(rules, m.path[0]) == start
+        and number(rules, m.path[-1]) == end
+        and sorted(number(rules, c) for c in m.captured) == sorted(captured)
+    ]
+    if len(found) != 1:
+        raise RuntimeError(f"the engine played {text}, which is not one legal move here")
+    return found[0]
+
+
+def game_vs_hub(
+    opening: list[str], ours_white: bool, seconds: float, seed: int, command: str, cwd: str
+) -> GameOutcome:
+    """One game of level 8 against the hub engine at ``seconds`` a move."""
+    rules = get_rules(VARIANT)
+    game = Game.replay(rules, None, list(opening))
+    outcome = GameOutcome(VARIANT, seconds, ours_white, None, "", 0)
+    ours = Color.WHITE if ours_white else Color.BLACK
+    searcher = Searcher(rules)
+    adjudicator = Adjudicator()
+    verdict: Result | None = None
+    hub = Hub(command, cwd or None)
+    try:
+        hub.send("new")
+        while not game.is_over and len(game.moves) < MAX_PLIES:
+            pos = game.position
+            legal = pos.legal_moves()
+            if pos.side_to_move is ours:
+                result = searcher.search(
+                    pos,
+                    game_history(game),
+                    equal_time_params(seconds, seed * 1000 + len(game.moves)),
+                )
+                assert result.move is not None
+                move = result.move
+                if len(legal) > 1:
+                    outcome.our_depths.append(result.depth)
+                    outcome.our_seconds.append(result.seconds)
+            else:
+                started = time.perf_counter()
+                move = our_move(
+                    rules, legal, hub.move(hub_position(rules, pos), round(seconds * 1000))
+                )
+                if len(legal) > 1:
+                    outcome.their_seconds.append(time.perf_counter() - started)
+            game.play(move)
+            if not game.is_over:
+                verdict = adjudicator.verdict(game.position)
+                if verdict is not None:
+                    break
+    except Exception as exc:  # reported, and the game left out of the score
+        outcome.error = f"{type(exc).__name__}: {exc}"
+        outcome.plies = len(game.moves)
+        return outcome
+    finally:
+        hub.close()
+    return _finish(outcome, game, verdict)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--engine", required=True, help='the engine\'s command, e.g. "scan hub"')
+    parser.add_argument("--cwd", default="", help="the folder to run it in")
+    parser.add_argument(
+        "--name", default="", help="its name in the output (default: the program's)"
+    )
+    parser.add_argument("--games", type=int, default=20, help="games a time")
+    parser.add_argument("--times", default="0.1", help="seconds a move, comma-separated")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    name = args.name or os.path.basename(shlex.split(args.engine)[0])
+    times = [float(t) for t in args.times.split(",") if t]
+    try:  # the engine starts and answers hub and init, or nothing is played
+        Hub(args.engine, args.cwd or None).close()
+    except (OSError, RuntimeError) as exc:
+        print(f"field: cannot start {args.engine!r}: {exc}", file=sys.stderr)
+        return 2
+    openings = balanced_openings(get_rules(VARIANT), (args.games + 1) // 2, args.seed)
+    print(f"field: level 8 vs {name}, {VARIANT}, {args.games} games a time, {args.jobs} jobs")
+    started = time.perf_counter()
+    summary: dict[str, float] = {}
+    errors: list[str] = []
+    with ProcessPoolExecutor(args.jobs) as pool:
+        for seconds in times:
+            outcomes = list(
+                pool.map(
+                    game_vs_hub,
+                    [openings[(i // 2) % len(openings)] for i in range(args.games)],
+                    [i % 2 == 0 for i in range(args.games)],
+                    [seconds] * args.games,
+                    [args.seed + i for i in range(args.games)],
+                    [args.engine] * args.games,
+                    [args.cwd] * args.games,
+                )
+            )
+            errors += [f"{seconds:g}s: {o.error}" for o in outcomes if o.error]
+            points = [o.points for o in outcomes if o.points is not None]
+            summary[f"{seconds:g}"] = round(score_of(points).fraction, 3)
+            print(
+                outcome_line(f"{VARIANT} {seconds:g}s/move: vs {name}", outcomes, name), flush=True
+            )
+    for e in errors[:10]:
+        print(f"  error: {e}")
+    print(f"elapsed {time.perf_counter() - started:.0f} s")
+    print(json.dumps({"vs_field": summary, "engine": name}))
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
