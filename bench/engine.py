@@ -36,6 +36,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from nodes import REPO, checkout_engine  # noqa: E402
+
 from engine import VARIANTS, Position, accel, get_rules  # noqa: E402
 from engine.evaluation import Evaluator, Weights, weights_for  # noqa: E402
 from engine.perft import perft_fast, perft_public  # noqa: E402
@@ -179,6 +181,20 @@ print(json.dumps({"nodes": nodes, "seconds": time.process_time() - start}))
 """
 
 
+def _search_in_child(tree: Path, variant: str, depth: int, fens: list[str]) -> dict:
+    """``BASELINE_SEARCH`` run on the ``engine/`` of ``tree``: its nodes and CPU seconds."""
+    job = json.dumps({"variant": variant, "depth": depth, "fens": fens})
+    return json.loads(
+        subprocess.run(
+            [sys.executable, "-c", BASELINE_SEARCH, str(tree)],
+            input=job,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+
+
 def _nps_rows(best: dict, key: str, label: str) -> dict:
     """Print a line a rule set, ours against the other search (``best``: rule set ->
     [our n/s, its n/s, our nodes, its nodes]), and return the same as JSON rows whose
@@ -227,40 +243,27 @@ def search_without_patterns(depth: int, rounds: int) -> dict:
 
 def search_vs_baseline(revision: str, depth: int, rounds: int) -> dict:
     """Search nodes/s at fixed depth of the working tree and of git revision
-    ``revision`` (its ``engine/`` extracted to a temporary folder, searched in a child
-    process), on the same positions, rounds interleaved, the best of each kept. Per
+    ``revision`` (its ``engine/`` extracted to a temporary folder, its accelerator built
+    there; each tree searched in a child process of its own), on the same positions,
+    rounds interleaved, the best of each kept. Per
     CPU second of the searching process, not wall time: on a shared machine the wall
     clock measures the neighbours as much as the code."""
-    root = Path(__file__).resolve().parent.parent
     out: dict = {}
     with tempfile.TemporaryDirectory(prefix="kondavo-baseline-") as folder:
-        archive = subprocess.run(
-            ["git", "-C", str(root), "archive", "--format=tar", revision, "engine"],
-            check=True,
-            capture_output=True,
-        ).stdout
-        subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
+        revision, built = checkout_engine(revision, Path(folder))
+        if not built:
+            print(f"{revision} has no accelerator built here: it searches in pure Python")
         best = {v: [0.0, 0.0, 0, 0] for v in VARIANTS}  # ours n/s, theirs n/s, nodes
         positions = {v: search_positions(v, 8) for v in VARIANTS}
         for _ in range(rounds):
             for variant in VARIANTS:
-                nodes, secs = search_nodes(positions[variant], depth)
-                job = json.dumps(
-                    {
-                        "variant": variant,
-                        "depth": depth,
-                        "fens": [p.fen() for p in positions[variant]],
-                    }
-                )
-                got = json.loads(
-                    subprocess.run(
-                        [sys.executable, "-c", BASELINE_SEARCH, folder],
-                        input=job,
-                        capture_output=True,
-                        text=True,
-                        check=True,
-                    ).stdout
-                )
+                fens = [p.fen() for p in positions[variant]]
+                # Both trees searched by the same script in a process of their own:
+                # a fresh process pays for touching its transposition tables' pages,
+                # which a long-lived one does not.
+                ours = _search_in_child(REPO, variant, depth, fens)
+                got = _search_in_child(Path(folder), variant, depth, fens)
+                nodes, secs = ours["nodes"], ours["seconds"]
                 b = best[variant]
                 b[0] = max(b[0], nodes / secs)
                 b[1] = max(b[1], got["nodes"] / got["seconds"])

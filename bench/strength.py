@@ -72,7 +72,7 @@ from typing import Any
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from nodes import checkout  # noqa: E402
+from nodes import checkout_engine  # noqa: E402
 
 from engine import VARIANTS, Game, Move, get_rules  # noqa: E402
 from engine.game import Result  # noqa: E402
@@ -453,8 +453,11 @@ def run_baseline(args: argparse.Namespace) -> int:
         if off:
             folder, rev = str(REPO), f"without {off}"
         else:
-            folder, rev = extracted, checkout(args.baseline, Path(extracted), "engine")
+            rev, built = checkout_engine(args.baseline, Path(extracted))
+            folder = extracted
         against = f"itself {rev}" if off else f"level 8 of {rev}"
+        if not off:
+            against += " (compiled)" if built else " (pure Python: no accelerator built)"
         print(
             f"strength: level 8 of the working tree vs {against}, "
             f"{args.games} games a rule set and time, {args.jobs} jobs",
