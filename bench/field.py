@@ -34,6 +34,7 @@ import os
 import shlex
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 
@@ -42,21 +43,20 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from strength import (  # noqa: E402
     GameOutcome,
-    _finish,
-    equal_time_params,
+    Opponent,
     number,
     outcome_line,
+    play_against,
     score_of,
 )
 
 from engine import Game, Move, Position, get_rules  # noqa: E402
-from engine.game import Result  # noqa: E402
-from engine.levels import game_history  # noqa: E402
-from engine.match import MAX_PLIES, Adjudicator, balanced_openings  # noqa: E402
+from engine.match import balanced_openings  # noqa: E402
 from engine.rules import Color, Rules  # noqa: E402
-from engine.search import Searcher  # noqa: E402
 
 VARIANT = "international"  # the rule set Scan 2.0's hub plays
+# Seconds an engine has to answer hub and init (Scan loads its book and bitbases then).
+STARTUP_SECONDS = 60.0
 
 
 class Hub:
@@ -72,10 +72,22 @@ class Hub:
             text=True,
             bufsize=1,
         )
-        self.send("hub")
-        self.expect("wait")
-        self.send("init")
-        self.expect("ready")
+        # An engine that never answers would hang the match: it is stopped instead.
+        watchdog = threading.Timer(STARTUP_SECONDS, self.process.kill)
+        watchdog.start()
+        try:
+            self.send("hub")
+            self.expect("wait")
+            self.send("init")
+            self.expect("ready")
+        except (OSError, RuntimeError) as exc:
+            if not watchdog.is_alive():
+                raise RuntimeError(
+                    f"no answer to hub and init within {STARTUP_SECONDS:g} s"
+                ) from exc
+            raise
+        finally:
+            watchdog.cancel()
 
     def send(self, line: str) -> None:
         assert self.process.stdin is not None
@@ -140,53 +152,36 @@ def our_move(rules: Rules, legal: list[Move], text: str) -> Move:
     return found[0]
 
 
+class HubOpponent(Opponent):
+    """The hub engine as ``play_against``'s opponent: a fresh process a game, told the
+    whole position before each of its moves."""
+
+    def __init__(self, command: str, cwd: str, seconds: float):
+        self.command, self.cwd, self.seconds = command, cwd or None, seconds
+        self.hub: Hub | None = None
+
+    def start(self, game: Game) -> None:
+        self.hub = Hub(self.command, self.cwd)
+        self.hub.send("new")
+
+    def move(self, game: Game, legal: list[Move], seed: int) -> tuple[Move, int | None, float]:
+        assert self.hub is not None
+        started = time.perf_counter()
+        text = self.hub.move(hub_position(game.rules, game.position), round(self.seconds * 1000))
+        return our_move(game.rules, legal, text), None, time.perf_counter() - started
+
+    def close(self) -> None:
+        if self.hub is not None:
+            self.hub.close()
+
+
 def game_vs_hub(
     opening: list[str], ours_white: bool, seconds: float, seed: int, command: str, cwd: str
 ) -> GameOutcome:
     """One game of level 8 against the hub engine at ``seconds`` a move."""
-    rules = get_rules(VARIANT)
-    game = Game.replay(rules, None, list(opening))
-    outcome = GameOutcome(VARIANT, seconds, ours_white, None, "", 0)
-    ours = Color.WHITE if ours_white else Color.BLACK
-    searcher = Searcher(rules)
-    adjudicator = Adjudicator()
-    verdict: Result | None = None
-    hub = Hub(command, cwd or None)
-    try:
-        hub.send("new")
-        while not game.is_over and len(game.moves) < MAX_PLIES:
-            pos = game.position
-            legal = pos.legal_moves()
-            if pos.side_to_move is ours:
-                result = searcher.search(
-                    pos,
-                    game_history(game),
-                    equal_time_params(seconds, seed * 1000 + len(game.moves)),
-                )
-                assert result.move is not None
-                move = result.move
-                if len(legal) > 1:
-                    outcome.our_depths.append(result.depth)
-                    outcome.our_seconds.append(result.seconds)
-            else:
-                started = time.perf_counter()
-                move = our_move(
-                    rules, legal, hub.move(hub_position(rules, pos), round(seconds * 1000))
-                )
-                if len(legal) > 1:
-                    outcome.their_seconds.append(time.perf_counter() - started)
-            game.play(move)
-            if not game.is_over:
-                verdict = adjudicator.verdict(game.position)
-                if verdict is not None:
-                    break
-    except Exception as exc:  # reported, and the game left out of the score
-        outcome.error = f"{type(exc).__name__}: {exc}"
-        outcome.plies = len(game.moves)
-        return outcome
-    finally:
-        hub.close()
-    return _finish(outcome, game, verdict)
+    return play_against(
+        HubOpponent(command, cwd, seconds), VARIANT, opening, ours_white, seconds, seed
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

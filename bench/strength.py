@@ -74,7 +74,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from nodes import checkout_engine  # noqa: E402
 
-from engine import VARIANTS, Game, Move, get_rules  # noqa: E402
+from engine import VARIANTS, Game, Move, Position, get_rules  # noqa: E402
 from engine.game import Result  # noqa: E402
 from engine.levels import (  # noqa: E402
     MAX_LEVEL,
@@ -237,56 +237,71 @@ def equal_time_params(seconds: float, seed: int) -> SearchParams:
     return replace(get_level(MAX_LEVEL).params(seed, seconds), min_depth=0)
 
 
-def game_vs_pyd(
-    variant: str, opening: list[str], ours_white: bool, seconds: float, seed: int, python: str
+class Opponent:
+    """The other side of one match game, as ``play_against`` drives it: what the games
+    against py-draughts, another revision and an engine of the field
+    (``bench/field.py``) differ in. Every step but ``move`` does nothing by default."""
+
+    def start(self, game: Game) -> None:
+        """The game begins (its opening already played in ``game``)."""
+
+    def see(self, position: Position, legal: list[Move]) -> None:
+        """Each position before its move is chosen, whoever is to move."""
+
+    def move(self, game: Game, legal: list[Move], seed: int) -> tuple[Move, int | None, float]:
+        """Its move in ``game.position``, the depth it reached (None if it does not say),
+        and the seconds it took."""
+        raise NotImplementedError
+
+    def played(self, move: Move) -> None:
+        """``move`` was played, by either side."""
+
+    def close(self) -> None:
+        """The game is over."""
+
+
+def play_against(
+    opponent: Opponent,
+    variant: str,
+    opening: list[str],
+    ours_white: bool,
+    seconds: float,
+    seed: int,
 ) -> GameOutcome:
-    """One game of level 8 against py-draughts at ``seconds`` a move."""
+    """One game of the working tree's level 8 (one searcher, as an engine keeps one table
+    a game) against ``opponent`` at ``seconds`` a move, from ``opening``: played until
+    over, adjudicated or too long. An exception leaves the game out of the score with its
+    error; forced moves are left out of the depths and seconds."""
     rules = get_rules(variant)
-    pyd = _driver(python)
     game = Game.replay(rules, None, list(opening))
     outcome = GameOutcome(variant, seconds, ours_white, None, "", 0)
     ours = Color.WHITE if ours_white else Color.BLACK
-    # One searcher for the game, as py-draughts keeps one engine (and its table) a game.
     searcher = Searcher(rules)
     adjudicator = Adjudicator()
     verdict: Result | None = None
     try:
-        pyd.ask(cmd="new", variant=variant, fen=numeric_fen(rules, game.start_position.fen()))
-        for move in game.moves:
-            pyd.ask(cmd="push", path=[number(rules, s) for s in move.path])
+        opponent.start(game)
         while not game.is_over and len(game.moves) < MAX_PLIES:
             pos = game.position
             legal = pos.legal_moves()
-            theirs_legal = pyd.ask(cmd="legal")
-            ours_set = {move_key(rules, m) for m in legal}
-            theirs_set = {(a, b, tuple(c)) for a, b, c in theirs_legal["legal"]}
-            if ours_set != theirs_set:
-                outcome.disagreements.append(
-                    {
-                        "fen": pos.fen(),
-                        "only_kondavo": sorted(ours_set - theirs_set),
-                        "only_py_draughts": sorted(theirs_set - ours_set),
-                    }
-                )
+            opponent.see(pos, legal)
+            move_seed = seed * 1000 + len(game.moves)
             if pos.side_to_move is ours:
                 result = searcher.search(
-                    pos,
-                    game_history(game),
-                    equal_time_params(seconds, seed * 1000 + len(game.moves)),
+                    pos, game_history(game), equal_time_params(seconds, move_seed)
                 )
                 assert result.move is not None
-                move = result.move
-                outcome.our_depths.append(result.depth)
-                if len(legal) > 1:
-                    outcome.our_seconds.append(result.seconds)
+                move, depth, took = result.move, result.depth, result.seconds
+                depths, times = outcome.our_depths, outcome.our_seconds
             else:
-                started = time.perf_counter()
-                answer = pyd.ask(cmd="go", time=seconds)
-                if len(legal) > 1:
-                    outcome.their_seconds.append(time.perf_counter() - started)
-                move = _our_move(rules, legal, answer)
+                move, depth, took = opponent.move(game, legal, move_seed)
+                depths, times = outcome.their_depths, outcome.their_seconds
+            if len(legal) > 1:
+                if depth is not None:
+                    depths.append(depth)
+                times.append(took)
             game.play(move)
-            pyd.ask(cmd="push", path=[number(rules, s) for s in move.path])
+            opponent.played(move)
             if not game.is_over:
                 verdict = adjudicator.verdict(game.position)
                 if verdict is not None:
@@ -295,6 +310,8 @@ def game_vs_pyd(
         outcome.error = f"{type(exc).__name__}: {exc}"
         outcome.plies = len(game.moves)
         return outcome
+    finally:
+        opponent.close()
     return _finish(outcome, game, verdict)
 
 
@@ -316,6 +333,60 @@ def _finish(outcome: GameOutcome, game: Game, verdict: Result | None) -> GameOut
     return outcome
 
 
+class PyDraughts(Opponent):
+    """py-draughts' engine behind its pipe (``bench/pyd_driver.py``), which also lists
+    its legal moves at every position: where they differ from ours, the game records it."""
+
+    def __init__(self, rules: Rules, python: str, seconds: float, disagreements: list):
+        self.rules, self.pipe, self.seconds = rules, _driver(python), seconds
+        self.disagreements = disagreements
+
+    def start(self, game: Game) -> None:
+        rules = self.rules
+        self.pipe.ask(
+            cmd="new", variant=rules.id, fen=numeric_fen(rules, game.start_position.fen())
+        )
+        for move in game.moves:
+            self.played(move)
+
+    def see(self, position: Position, legal: list[Move]) -> None:
+        ours = {move_key(self.rules, m) for m in legal}
+        theirs = {(a, b, tuple(c)) for a, b, c in self.pipe.ask(cmd="legal")["legal"]}
+        if ours != theirs:
+            self.disagreements.append(
+                {
+                    "fen": position.fen(),
+                    "only_kondavo": sorted(ours - theirs),
+                    "only_py_draughts": sorted(theirs - ours),
+                }
+            )
+
+    def move(self, game: Game, legal: list[Move], seed: int) -> tuple[Move, int | None, float]:
+        started = time.perf_counter()
+        answer = self.pipe.ask(cmd="go", time=self.seconds)
+        return _our_move(self.rules, legal, answer), None, time.perf_counter() - started
+
+    def played(self, move: Move) -> None:
+        self.pipe.ask(cmd="push", path=[number(self.rules, s) for s in move.path])
+
+
+def game_vs_pyd(
+    variant: str, opening: list[str], ours_white: bool, seconds: float, seed: int, python: str
+) -> GameOutcome:
+    """One game of level 8 against py-draughts at ``seconds`` a move."""
+    disagreements: list[dict[str, Any]] = []
+    outcome = play_against(
+        PyDraughts(get_rules(variant), python, seconds, disagreements),
+        variant,
+        opening,
+        ours_white,
+        seconds,
+        seed,
+    )
+    outcome.disagreements = disagreements
+    return outcome
+
+
 def _our_move(rules: Rules, legal: list[Move], answer: dict[str, Any]) -> Move:
     path = answer["path"]
     exact = [m for m in legal if [number(rules, s) for s in m.path] == path]
@@ -334,6 +405,24 @@ def _our_move(rules: Rules, legal: list[Move], answer: dict[str, Any]) -> Move:
 # --- another revision's level 8 -----------------------------------------------------------
 
 
+class Baseline(Opponent):
+    """Level 8 of another tree in its own process (``bench/baseline_driver.py``)."""
+
+    def __init__(self, base_dir: str, seconds: float, off: str):
+        argv = [sys.executable, str(BASELINE_DRIVER), base_dir, *(["--off", off] if off else [])]
+        self.pipe, self.seconds = _pipe(argv), seconds
+
+    def start(self, game: Game) -> None:
+        self.pipe.ask(cmd="new", variant=game.rules.id, moves=[str(m) for m in game.moves])
+
+    def move(self, game: Game, legal: list[Move], seed: int) -> tuple[Move, int | None, float]:
+        answer = self.pipe.ask(cmd="go", time=self.seconds, seed=seed)
+        return game.position.parse_move(answer["move"]), answer["depth"], answer["seconds"]
+
+    def played(self, move: Move) -> None:
+        self.pipe.ask(cmd="push", move=str(move))
+
+
 def game_vs_baseline(
     variant: str,
     opening: list[str],
@@ -346,46 +435,9 @@ def game_vs_baseline(
     """One game of the working tree's level 8 against ``base_dir``'s level 8 (its own
     process, with the search switches ``off`` turned off), both at ``seconds`` a move
     without their depth floors."""
-    rules = get_rules(variant)
-    base = _pipe([sys.executable, str(BASELINE_DRIVER), base_dir, *(["--off", off] if off else [])])
-    game = Game.replay(rules, None, list(opening))
-    outcome = GameOutcome(variant, seconds, ours_white, None, "", 0)
-    ours = Color.WHITE if ours_white else Color.BLACK
-    searcher = Searcher(rules)
-    adjudicator = Adjudicator()
-    verdict: Result | None = None
-    try:
-        base.ask(cmd="new", variant=variant, moves=list(opening))
-        while not game.is_over and len(game.moves) < MAX_PLIES:
-            pos = game.position
-            forced = len(pos.legal_moves()) == 1
-            move_seed = seed * 1000 + len(game.moves)
-            if pos.side_to_move is ours:
-                result = searcher.search(
-                    pos, game_history(game), equal_time_params(seconds, move_seed)
-                )
-                assert result.move is not None
-                move = result.move
-                if not forced:
-                    outcome.our_depths.append(result.depth)
-                    outcome.our_seconds.append(result.seconds)
-            else:
-                answer = base.ask(cmd="go", time=seconds, seed=move_seed)
-                move = pos.parse_move(answer["move"])
-                if not forced:
-                    outcome.their_depths.append(answer["depth"])
-                    outcome.their_seconds.append(answer["seconds"])
-            game.play(move)
-            base.ask(cmd="push", move=str(move))
-            if not game.is_over:
-                verdict = adjudicator.verdict(game.position)
-                if verdict is not None:
-                    break
-    except Exception as exc:  # reported, and the game left out of the score
-        outcome.error = f"{type(exc).__name__}: {exc}"
-        outcome.plies = len(game.moves)
-        return outcome
-    return _finish(outcome, game, verdict)
+    return play_against(
+        Baseline(base_dir, seconds, off), variant, opening, ours_white, seconds, seed
+    )
 
 
 def ladder_game(

@@ -65,7 +65,7 @@ typedef struct {
 #endif
 int eval_fast_pext(void);
 
-/* Release what eval_tables_load allocated (the pattern tables). */
+/* Release what eval_tables_load allocated: the pattern tables and the reading tables. */
 void eval_tables_free(eval_tables *e);
 
 /* Score for the side to move (turn 0 = White), hundredths of a man. */
