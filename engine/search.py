@@ -52,6 +52,13 @@ ASPIRATION = 30
 # taken as the node's cut. Draughts has no null move (zugzwang is everywhere), so a
 # shallow search stands in for it; it gave level 8 about half a ply more at the same nodes.
 PROBCUT_MARGIN = 10
+# Late-move reductions: quiet moves after the first (after the third at nodes on the
+# root's window, where the line that counts runs) are searched a ply shallower, two
+# from the seventh at the others, and searched again at full depth if they beat alpha.
+# As Scan 2.0 does; the ordering puts the table's move, killers and history first, so
+# the late ones are rarely the best.
+LMR_PV_FROM = 3
+LMR_TWO_FROM = 6
 # Pieces more than the endgame tables hold at which the search starts probing them.
 ENDGAME_NEAR = 4
 # How far past its time limit a search may run to complete its ``min_depth``.
@@ -747,6 +754,7 @@ class Searcher:
             new_depth = depth
 
         alpha0 = alpha
+        pv_node = beta - alpha > 1
         best, best_move = -INF, moves[0]
         reduce_ok = self._reductions and not capture and depth >= 3
         path_set = self._path
@@ -762,8 +770,10 @@ class Searcher:
                     )
                 else:
                     d = new_depth
-                    if reduce_ok and i >= 3 and not m.promotes:
-                        d -= 1  # late quiet moves: look shallower first
+                    if reduce_ok and not m.promotes and i >= (LMR_PV_FROM if pv_node else 1):
+                        # Late quiet moves: look shallower first, two plies from the
+                        # seventh on where no line of the root's window runs through.
+                        d -= 1 + (not pv_node and i >= LMR_TWO_FROM)
                     # (reductions need depth >= 3: only a ``_negamax`` child is reduced)
                     score = -child(c_own, c_opp, k, turn ^ 1, d, -alpha - 1, -alpha, ply + 1, c_key)
                     if score > alpha and (d < new_depth or score < beta):

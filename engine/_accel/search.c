@@ -31,6 +31,8 @@
 #define MAX_PLY 120
 #define ASPIRATION 30
 #define PROBCUT_MARGIN 10
+#define LMR_PV_FROM 3
+#define LMR_TWO_FROM 6
 #define PV_LENGTH 32
 /* Moves of every node on the current line, in one stack: room for 128 a ply along a
  * whole line and one node of the generator's most; a node that would not fit is scored
@@ -426,6 +428,7 @@ static int negamax(SearchObject *s, bb own, bb opp, bb kings, int turn, int dept
     /* else: one reply only (usually a forced capture): searched a ply deeper. */
 
     int alpha0 = alpha;
+    int pv_node = beta - alpha > 1;
     int best = -INF, best_index = 0;
     int reduce_ok = s->reductions && !capture && depth >= 3;
     int pushed = path_push(s, key);
@@ -441,8 +444,8 @@ static int negamax(SearchObject *s, bb own, bb opp, bb kings, int turn, int dept
                                   ply + 1, c_key);
         } else {
             int d = new_depth;
-            if (reduce_ok && i >= 3 && !m->promotes)
-                d -= 1; /* late quiet moves: look shallower first */
+            if (reduce_ok && !m->promotes && i >= (pv_node ? LMR_PV_FROM : 1))
+                d -= 1 + (!pv_node && i >= LMR_TWO_FROM); /* search.py's _negamax */
             score = -child_search(s, c_own, c_opp, c_kings, turn ^ 1, d, -alpha - 1, -alpha,
                                   ply + 1, c_key);
             if (!s->stopped && score > alpha && (d < new_depth || score < beta))
