@@ -481,12 +481,20 @@ class Evaluator:
             if lead:
                 total = nwm + nbm + nwk + nbk
                 score += lead * trade * (start_total - total) // trade_div
-                # A lone flying king holds a draw against a few pieces: damp the score.
-                if flying and (
-                    (lead > 0 and nbk == 1 and not nbm and nwm + nwk <= 3)
-                    or (lead < 0 and nwk == 1 and not nwm and nbm + nbk <= 3)
-                ):
-                    score //= 4
+                # Against a flying king a small lead rarely wins (as Scan 2.0 weighs
+                # it): with three pieces or fewer, or with as many kings and at most a
+                # man more, the side ahead's score is damped.
+                if flying:
+                    ahead_pieces, ahead_kings, their_kings, men_diff = (
+                        (nwm + nwk, nwk, nbk, nwm - nbm)
+                        if lead > 0
+                        else (nbm + nbk, nbk, nwk, nbm - nwm)
+                    )
+                    if their_kings:
+                        if ahead_pieces <= 3:
+                            score //= 8
+                        elif ahead_kings == their_kings and men_diff <= 1:
+                            score //= 2
 
             score = score if turn == 0 else -score
             return score + tempo

@@ -246,10 +246,18 @@ int64_t eval_score(const eval_tables *e, bb white, bb black, bb kings,
         /* Trading down when ahead: the lead counts more the fewer pieces remain. */
         int64_t total = nwm + nbm + nwk + nbk;
         score += floor_div(lead * e->trade * (start_total - total), 32 * start_total);
-        /* A lone flying king holds a draw against a few pieces: damp the score. */
-        if (e->flying && ((lead > 0 && nbk == 1 && !nbm && nwm + nwk <= 3) ||
-                          (lead < 0 && nwk == 1 && !nwm && nbm + nbk <= 3)))
-            score = floor_div(score, 4);
+        /* Against a flying king a small lead rarely wins (evaluation.py). */
+        if (e->flying) {
+            int64_t ahead_pieces = lead > 0 ? nwm + nwk : nbm + nbk;
+            int64_t ahead_kings = lead > 0 ? nwk : nbk, their_kings = lead > 0 ? nbk : nwk;
+            int64_t men_diff = lead > 0 ? nwm - nbm : nbm - nwm;
+            if (their_kings) {
+                if (ahead_pieces <= 3)
+                    score = floor_div(score, 8);
+                else if (ahead_kings == their_kings && men_diff <= 1)
+                    score = floor_div(score, 2);
+            }
+        }
     }
     return (turn == 0 ? score : -score) + e->tempo;
 }
