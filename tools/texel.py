@@ -276,11 +276,15 @@ class Features:
         lead = (nwm - nbm) * MAN + (nwk - nbk) * self.kv
         total = men + nwk + nbk
         x[s + 3] = lead * (total_start - total) / (32 * total_start)
-        if self.prior.flying and (
-            (lead > 0 and nbk == 1 and not nbm and nwm + nwk <= 3)
-            or (lead < 0 and nwk == 1 and not nwm and nbm + nbk <= 3)
-        ):
-            x = [v / 4 for v in x]  # the evaluation damps a lone king's ending
+        if self.prior.flying and lead:
+            # The evaluation damps a small lead against a flying king: the same here.
+            ahead_pieces, ahead_kings, their_kings, men_diff = (
+                (nwm + nwk, nwk, nbk, nwm - nbm) if lead > 0 else (nbm + nbk, nbk, nwk, nbm - nwm)
+            )
+            if their_kings and ahead_pieces <= 3:
+                x = [v / 8 for v in x]
+            elif their_kings and ahead_kings == their_kings and men_diff <= 1:
+                x = [v / 2 for v in x]
         x[s + 2] = 1 if turn == 0 else -1
         return x
 
