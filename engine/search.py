@@ -605,7 +605,9 @@ class Searcher:
 
         (A quiescence that also stood pat and searched crowning moves, and at the
         horizon the steps that start a shot, did not pay: 47.5-51% against this one,
-        80 games at 0.1 s a move; see issue 33's note.)"""
+        80 games at 0.1 s a move; see issue 33's note. Nor did Scan 2.0's, with the
+        steps that offer a plain exchange while no king is on the board, in the C
+        search: 2.7 times the nodes, 43.8% and 47.5% (README).)"""
         self.nodes += 1
         if not self.nodes & 511:
             self._check_budget()
