@@ -481,25 +481,38 @@ class Evaluator:
             if lead:
                 total = nwm + nbm + nwk + nbk
                 score += lead * trade * (start_total - total) // trade_div
-                # Against a flying king a small lead rarely wins (as Scan 2.0 weighs
-                # it): with three pieces or fewer, or with as many kings and at most a
-                # man more, the side ahead's score is damped.
+                # Against a flying king a small lead rarely wins.
                 if flying:
-                    ahead_pieces, ahead_kings, their_kings, men_diff = (
-                        (nwm + nwk, nwk, nbk, nwm - nbm)
+                    score //= (
+                        flying_king_damping(nwm, nwk, nbm, nbk)
                         if lead > 0
-                        else (nbm + nbk, nbk, nwk, nbm - nwm)
+                        else flying_king_damping(nbm, nbk, nwm, nwk)
                     )
-                    if their_kings:
-                        if ahead_pieces <= 3:
-                            score //= 8
-                        elif ahead_kings == their_kings and men_diff <= 1:
-                            score //= 2
 
             score = score if turn == 0 else -score
             return score + tempo
 
         return score
+
+
+def flying_king_damping(
+    ahead_men: int, ahead_kings: int, behind_men: int, behind_kings: int
+) -> int:
+    """What the side ahead's score is divided by when the side behind has a flying king.
+
+    A small lead rarely wins against one (Scan 2.0 weighs it so): with three pieces
+    or fewer the score is an eighth, with as many kings and at most a man more a half.
+    The evaluation and the training features (tools/texel.py) both call this, so the
+    rule is stated once in Python; ``_accel/eval.c`` repeats it for speed and the
+    C/Python equality tests keep the two alike.
+    """
+    if not behind_kings:
+        return 1
+    if ahead_men + ahead_kings <= 3:
+        return 8
+    if ahead_kings == behind_kings and ahead_men - behind_men <= 1:
+        return 2
+    return 1
 
 
 _SIGNED_CACHE: dict[int, tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]] = {}

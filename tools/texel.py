@@ -66,6 +66,7 @@ from engine.evaluation import (  # noqa: E402
     Weights,
     _crowning,
     derived_weights,
+    flying_king_damping,
     weights_for,
 )
 from engine.game import Result  # noqa: E402
@@ -278,13 +279,13 @@ class Features:
         x[s + 3] = lead * (total_start - total) / (32 * total_start)
         if self.prior.flying and lead:
             # The evaluation damps a small lead against a flying king: the same here.
-            ahead_pieces, ahead_kings, their_kings, men_diff = (
-                (nwm + nwk, nwk, nbk, nwm - nbm) if lead > 0 else (nbm + nbk, nbk, nwk, nbm - nwm)
+            damping = (
+                flying_king_damping(nwm, nwk, nbm, nbk)
+                if lead > 0
+                else flying_king_damping(nbm, nbk, nwm, nwk)
             )
-            if their_kings and ahead_pieces <= 3:
-                x = [v / 8 for v in x]
-            elif their_kings and ahead_kings == their_kings and men_diff <= 1:
-                x = [v / 2 for v in x]
+            if damping > 1:
+                x = [v / damping for v in x]
         x[s + 2] = 1 if turn == 0 else -1
         return x
 

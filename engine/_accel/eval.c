@@ -246,7 +246,8 @@ int64_t eval_score(const eval_tables *e, bb white, bb black, bb kings,
         /* Trading down when ahead: the lead counts more the fewer pieces remain. */
         int64_t total = nwm + nbm + nwk + nbk;
         score += floor_div(lead * e->trade * (start_total - total), 32 * start_total);
-        /* Against a flying king a small lead rarely wins (evaluation.py). */
+        /* Against a flying king a small lead rarely wins: evaluation.py's
+           flying_king_damping, the rule's statement in Python. */
         if (e->flying) {
             int64_t ahead_pieces = lead > 0 ? nwm + nwk : nbm + nbk;
             int64_t ahead_kings = lead > 0 ? nwk : nbk, their_kings = lead > 0 ? nbk : nwk;
