@@ -65,6 +65,15 @@ class Weights:
     crown_next: int = 0  # the other side's man
     crown_two: int = 0  # the side to move's man two free steps from crowning ...
     crown_two_next: int = 0  # ... and the other side's
+    # Kings' reach (Scan 2.0's king mobility): per free square a king could move to,
+    # one where no man of the other side could take it (safe) and one where one could
+    # (denied). A king that commands the board is worth more than one boxed in; a
+    # short king's reach is its neighbouring squares.
+    king_safe: int = 0
+    king_denied: int = 0
+    # Each king a side has beyond its first (Scan 2.0 weighs the first king apart): the
+    # first king changes an ending most, the next ones less.
+    extra_king: int = 0
     # Learned per-square tables (tools/texel.py), White's squares in ``board.squares``
     # order, Black's the same turned half round: a man's worth above ``MAN`` while many
     # men are on the board and when few are (they replace advance, guard and centre),
@@ -260,6 +269,10 @@ class Evaluator:
         self.king_pst = (_planes(kpst[0]), _planes(kpst[1]))
         self.step_dirs = t.step_dirs
         self.mask = board.mask
+        # Kings' reach: the directions they move in, and the directions each side's men
+        # capture in (none where men may not take a king).
+        self.king_dirs = t.king_dirs
+        self.man_capture_dirs = t.capture_dirs if rules.men_capture_kings else ((), ())
         left = {sq for sq, (col, _) in board.coords.items() if 2 * col < cols - 1}
         right = {sq for sq, (col, _) in board.coords.items() if 2 * col > cols - 1}
         # The same weights unpacked, per side and indexed by square bit (0 off the
@@ -352,6 +365,10 @@ class Evaluator:
         crown_two, crown_two_next = w.crown_two, w.crown_two_next
         promo_w, promo_b = self.tables.promotion
         near_w, near_b = self.near_crowning
+        king_safe, king_denied, extra_king = w.king_safe, w.king_denied, w.extra_king
+        king_reach = bool(king_safe or king_denied)
+        king_dirs = self.king_dirs
+        w_caps, b_caps = self.man_capture_dirs
         empty_chunk = (0, 0, (0,))
         if max(len(c) for c in self.men_chunks) > _UNROLLED:
             raise ValueError(f"a board of more than {_UNROLLED} chunks")
@@ -476,6 +493,15 @@ class Evaluator:
                     score += (wk & plane).bit_count() << k
                 for k, plane in kp_b:
                     score -= (bk & plane).bit_count() << k
+                if extra_king and (nwk > 1 or nbk > 1):
+                    score += (max(nwk - 1, 0) - max(nbk - 1, 0)) * extra_king
+                if king_reach:
+                    empty = mask & ~(white | black)
+                    w_taken = _taken_on(bm, empty, b_caps)
+                    b_taken = _taken_on(wm, empty, w_caps)
+                    w_safe, w_denied = _king_reach(wk, empty, w_taken, king_dirs, flying)
+                    b_safe, b_denied = _king_reach(bk, empty, b_taken, king_dirs, flying)
+                    score += (w_safe - b_safe) * king_safe + (w_denied - b_denied) * king_denied
 
             # Trading down when ahead: the lead counts more the fewer pieces remain.
             if lead:
@@ -557,6 +583,35 @@ def _crowning(men: int, free_promo: int, empty: int, dirs: tuple[int, ...]) -> t
     one = _steps_onto(free_promo, dirs)
     two = _steps_onto(one & empty, dirs) & ~one
     return (men & one).bit_count(), (men & two).bit_count()
+
+
+def _taken_on(men: int, empty: int, capture_dirs: tuple[int, ...]) -> int:
+    """Squares where a piece would be taken by one of ``men`` at once: a man behind it
+    in one of its capture directions and a free square beyond it."""
+    out = 0
+    for d in capture_dirs:
+        behind = (men << d) if d > 0 else (men >> -d)
+        beyond = (empty >> d) if d > 0 else (empty << -d)
+        out |= behind & beyond
+    return out
+
+
+def _king_reach(
+    kings: int, empty: int, taken: int, dirs: tuple[int, ...], flying: bool
+) -> tuple[int, int]:
+    """Free squares ``kings`` could move to that are not in ``taken``, and those that
+    are, counted once per king (kings on one line in one direction never reach the
+    same square at the same distance, so the set-wise count per step is exact)."""
+    safe = denied = 0
+    for d in dirs:
+        front = ((kings << d) if d > 0 else (kings >> -d)) & empty
+        while front:
+            safe += (front & ~taken).bit_count()
+            denied += (front & taken).bit_count()
+            if not flying:
+                break
+            front = ((front << d) if d > 0 else (front >> -d)) & empty
+    return safe, denied
 
 
 def evaluate(position: Position) -> int:

@@ -41,6 +41,16 @@ id>.json``.
 
     .venv/bin/python tools/texel.py patterns english /tmp/english.jsonl --lam 0.5 [--write]
 
+``terms`` fits a few scalar terms alone (``--names``, comma-separated) on top of the
+evaluation as it stands, tables included, holding everything else: the way in for a
+new term such as the kings' reach, which the rest was fitted without. A few numbers
+cannot learn the games by heart, so its held-out games are scored against the same
+blended target as its training games (and against their results alone, printed
+beside it), and its pull towards the current worths is weak (``--reg``).
+
+    .venv/bin/python tools/texel.py terms international /tmp/int.jsonl --lam 0.5 \
+        --names king_safe,king_denied,extra_king [--write]
+
 Needs numpy (``pip install -e '.[tools]'``); the engine itself reads only the JSON.
 """
 
@@ -65,6 +75,8 @@ from engine.evaluation import (  # noqa: E402
     Evaluator,
     Weights,
     _crowning,
+    _king_reach,
+    _taken_on,
     derived_weights,
     flying_king_damping,
     weights_for,
@@ -87,6 +99,9 @@ SCALARS = (
     "crown_next",
     "crown_two",
     "crown_two_next",
+    "king_safe",
+    "king_denied",
+    "extra_king",
 )
 # Search scores stored with self-play positions are clipped here (a won score is
 # WIN minus plies; as a target it means "won" all the same).
@@ -274,6 +289,17 @@ class Features:
                 x[s + 4], x[s + 5], x[s + 6], x[s + 7] = w_one, -b_one, w_two, -b_two
             else:
                 x[s + 4], x[s + 5], x[s + 6], x[s + 7] = -b_one, w_one, -b_two, w_two
+        if wk or bk:
+            ev, empty = self.prior, self.mask & ~(white | black)
+            w_caps, b_caps = ev.man_capture_dirs
+            w_safe, w_denied = _king_reach(
+                wk, empty, _taken_on(bm, empty, b_caps), ev.king_dirs, ev.flying
+            )
+            b_safe, b_denied = _king_reach(
+                bk, empty, _taken_on(wm, empty, w_caps), ev.king_dirs, ev.flying
+            )
+            x[s + 8], x[s + 9] = w_safe - b_safe, w_denied - b_denied
+            x[s + 10] = max(nwk - 1, 0) - max(nbk - 1, 0)
         lead = (nwm - nbm) * MAN + (nwk - nbk) * self.kv
         total = men + nwk + nbk
         x[s + 3] = lead * (total_start - total) / (32 * total_start)
@@ -449,13 +475,11 @@ def fit_patterns(
     own = fields[:, :n_reg] + offsets  # entries read from White's side (+)
     other = fields[:, n_reg:] + offsets  # ... and from Black's (-)
     y = np.array([d[4] for d in data], dtype=np.float64)
-    searched = np.array([len(d) > 6 for d in data])
-    searched_score = np.array([d[6] if len(d) > 6 else 0 for d in data], dtype=np.float64)
     held = np.array([d[5] // 8 % 2 == 1 for d in data])
     train = ~held
     print(
         f"{variant}: {len(data)} positions ({int(held.sum())} held out, "
-        f"{int(searched.sum())} with a search score), {n_reg} regions of "
+        f"{sum(len(d) > 6 for d in data)} with a search score), {n_reg} regions of "
         f"{size} entries; features in {time.perf_counter() - started:.0f} s",
         flush=True,
     )
@@ -473,14 +497,7 @@ def fit_patterns(
     k = min((loss(zero, train, k), k) for k in (40, 60, 80, 100, 130, 160, 200, 260, 330))[1]
     base_train, base_held = loss(zero, train, k), loss(zero, held, k)
     print(f"K = {k}; squared error {base_train:.5f} (held out {base_held:.5f})", flush=True)
-    if lam < 1 and searched.any():
-        # The training target blends the game's result with what the search saw there
-        # (lam of the result): one game's result is a noisy label for each of its
-        # positions, the search score a less noisy one. Held-out games keep their
-        # results alone, so the held-out error still measures outcomes.
-        blend = lam * y + (1 - lam) / (1 + np.exp(-searched_score / k))
-        y = np.where(searched & train, blend, y)
-        print(f"training target: {lam} of the result, {1 - lam:.2f} of the search", flush=True)
+    y = _blend_target(data, y, train, lam, k)
     seen = np.bincount(own[train].ravel(), minlength=n_params) + np.bincount(
         other[train].ravel(), minlength=n_params
     )
@@ -540,6 +557,152 @@ def fit_patterns(
         print(f"written to {path}")
 
 
+# --- single terms -------------------------------------------------------------------
+
+
+def fit_terms(
+    variant: str,
+    paths: list[Path],
+    names: list[str],
+    regs: list[float],
+    steps: int,
+    lam: float,
+    write: bool,
+) -> None:
+    """Fit a few of the scalar terms (``SCALARS``) on top of the evaluation as it stands,
+    pattern tables included, holding everything else: for a new term, whose worth the
+    rest of the evaluation was fitted without. Same loss, ``K``, held-out games and
+    early stopping as ``fit``, ``--lam`` as ``patterns``; the pull is towards the terms'
+    current worths."""
+    try:
+        import numpy as np
+    except ImportError:
+        sys.exit("terms needs numpy: pip install -e '.[tools]'")
+    unknown = [n for n in names if n not in SCALARS]
+    if unknown:
+        sys.exit(f"not a scalar term: {', '.join(unknown)} (one of {', '.join(SCALARS)})")
+    rules = get_rules(variant)
+    data = [d for d in load(paths) if d[0] and d[1]]
+    started = time.perf_counter()
+    current = weights_for(rules)
+    ev = Evaluator(rules, replace(current, **{n: 0 for n in names}))
+    base = np.array(
+        [ev.score(w, b, k, t) * (1 if t == 0 else -1) for w, b, k, t, *_ in data],
+        dtype=np.float64,
+    )
+    feats = Features(rules)
+    columns = [3 * feats.n + SCALARS.index(n) for n in names]
+    X = np.array(
+        [[feats.row(w, b, k, t)[c] for c in columns] for w, b, k, t, *_ in data],
+        dtype=np.float64,
+    )
+    y = np.array([d[4] for d in data], dtype=np.float64)
+    held = np.array([d[5] // 8 % 2 == 1 for d in data])
+    train = ~held
+    prior = np.array([getattr(current, n) for n in names], dtype=np.float64)
+    print(
+        f"{variant}: {len(data)} positions ({int(held.sum())} held out, "
+        f"{int((X != 0).any(axis=1).sum())} where the terms are not 0); "
+        f"features in {time.perf_counter() - started:.0f} s",
+        flush=True,
+    )
+    clip = 4000.0
+
+    def loss(theta: Any, rows: Any, k: float, target: Any) -> float:
+        p = 1 / (1 + np.exp(-np.clip(base[rows] + X[rows] @ theta, -clip, clip) / k))
+        return float(np.mean((target[rows] - p) ** 2))
+
+    k = min((loss(prior, train, k, y), k) for k in (40, 60, 80, 100, 130, 160, 200, 260, 330))[1]
+    # Unlike the tables' tens of thousands of entries, a few terms cannot learn the
+    # games by heart: the held-out games are scored against the same blended target
+    # (a result alone hardly moves with a term that matters in a few positions), and
+    # against their results alone as well, printed beside it.
+    target = _blend_target(data, y, np.ones(len(data), dtype=bool), lam, k)
+    base_held = loss(prior, held, k, target)
+    print(
+        f"K = {k}; held-out error {base_held:.5f} ({loss(prior, held, k, y):.5f} against "
+        "the results alone)",
+        flush=True,
+    )
+    Xt, bt, yt = X[train], base[train], target[train]
+    best_held, best, best_reg = base_held, prior.copy(), None
+    for reg in regs:
+
+        def gradient(theta: Any, reg: float = reg) -> Any:
+            p = 1 / (1 + np.exp(-np.clip(bt + Xt @ theta, -clip, clip) / k))
+            g = -2 * (yt - p) * p * (1 - p) / k
+            return Xt.T @ g / len(yt) + 2 * reg * (theta - prior) / (MAN * MAN)
+
+        theta, run_best, taken = _adam(
+            prior.copy(), gradient, lambda t: loss(t, held, k, target), steps, lr=0.1
+        )
+        print(f"reg {reg}: {taken} steps, best held out {run_best:.5f}", flush=True)
+        if run_best < best_held:
+            best_held, best, best_reg = run_best, theta, reg
+    rounded = np.round(best)
+    final_held = loss(rounded, held, k, target)
+    print(
+        f"{variant}: kept reg {best_reg}; held-out error {base_held:.5f} -> {final_held:.5f} "
+        f"(against the results alone {loss(prior, held, k, y):.5f} -> "
+        f"{loss(rounded, held, k, y):.5f}); "
+        + ", ".join(f"{n} {p:.0f}->{r:.0f}" for n, p, r in zip(names, prior, rounded, strict=True))
+    )
+    if write:
+        path = WEIGHTS_DIR / f"{rules.id}.json"
+        stored = json.loads(path.read_text()) if path.exists() else {}
+        for n, r in zip(names, rounded, strict=True):
+            stored[n] = int(r)
+        stored["fitted_terms"] = (
+            f"tools/texel.py terms {','.join(names)}, {len(data)} positions, K {k}, "
+            f"reg {best_reg}, held-out squared error {base_held:.5f} -> {final_held:.5f}"
+        )
+        path.write_text(json.dumps(stored, indent=None, separators=(",", ":")) + "\n")
+        print(f"written to {path}")
+
+
+def _blend_target(data: list[list[Any]], y: Any, train: Any, lam: float, k: float) -> Any:
+    """The training target: ``lam`` of each position's game result and the rest of what
+    self-play's search scored it (as a probability at scale ``k``), for training
+    positions that have a search score. One game's result is a noisy label for each of
+    its positions, the search score a less noisy one; held-out games keep their results
+    alone, so the held-out error still measures outcomes."""
+    import numpy as np
+
+    searched = np.array([len(d) > 6 for d in data])
+    if lam >= 1 or not searched.any():
+        return y
+    score = np.array([d[6] if len(d) > 6 else 0 for d in data], dtype=np.float64)
+    blend = lam * y + (1 - lam) / (1 + np.exp(-score / k))
+    print(f"training target: {lam} of the result, {1 - lam:.2f} of the search", flush=True)
+    return np.where(searched & train, blend, y)
+
+
+def _adam(
+    theta: Any, gradient: Any, held_loss: Any, steps: int, lr: float
+) -> tuple[Any, float, int]:
+    """Adam from ``theta`` along ``gradient`` (a function of theta), keeping the theta of
+    the lowest ``held_loss`` (checked every 10 steps) and stopping once that loss has
+    risen clearly above its best: (best theta, its held-out loss, steps taken)."""
+    import numpy as np
+
+    m = np.zeros_like(theta)
+    v = np.zeros_like(theta)
+    best, best_loss = theta.copy(), held_loss(theta)
+    step = 0
+    for step in range(1, steps + 1):
+        grad = gradient(theta)
+        m = 0.9 * m + 0.1 * grad
+        v = 0.999 * v + 0.001 * grad * grad
+        theta = theta - lr * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-12)
+        if step % 10 == 0:
+            h = held_loss(theta)
+            if h < best_loss:
+                best, best_loss = theta.copy(), h
+            elif h > best_loss + 3e-4:
+                break
+    return best, best_loss, step
+
+
 def to_weights(rules: Rules, feats: Features, theta: list[int]) -> Weights:
     n = feats.n
     kings = theta[2 * n : 3 * n]
@@ -573,6 +736,14 @@ def main() -> int:
     fp.add_argument("--reg", default="0.1,0.3,1,3", help="pulls towards the current weights to try")
     fp.add_argument("--steps", type=int, default=3000)
     fp.add_argument("--write", action="store_true")
+    tp = sub.add_parser("terms")
+    tp.add_argument("variant")
+    tp.add_argument("data", type=Path, nargs="+")
+    tp.add_argument("--names", required=True, help="scalar terms to fit, comma-separated")
+    tp.add_argument("--reg", default="0,0.0001,0.001", help="pulls towards their current worths")
+    tp.add_argument("--steps", type=int, default=2000)
+    tp.add_argument("--lam", type=float, default=1.0, help="as for patterns")
+    tp.add_argument("--write", action="store_true")
     pp = sub.add_parser("patterns")
     pp.add_argument("variant")
     pp.add_argument("data", type=Path, nargs="+")
@@ -591,6 +762,16 @@ def main() -> int:
         selfplay(args.variant, args.games, args.nodes, args.seed, args.out)
     elif args.command == "corpus":
         corpus(args.variant, args.root, args.out)
+    elif args.command == "terms":
+        fit_terms(
+            args.variant,
+            args.data,
+            args.names.split(","),
+            [float(r) for r in args.reg.split(",")],
+            args.steps,
+            args.lam,
+            args.write,
+        )
     elif args.command == "patterns":
         fit_patterns(
             args.variant,

@@ -169,6 +169,39 @@ static void crowning(bb men, bb free_promo, bb empty, const int *dirs, int n,
     *two_count = bb_popcount(men & two);
 }
 
+/* Squares where a piece would be taken at once by one of men (a man behind it in one
+ * of its capture directions, a free square beyond it). */
+static bb taken_on(bb men, bb empty, const int *dirs, int n)
+{
+    bb out = 0;
+    for (int i = 0; i < n; i++)
+        out |= bb_shift(men, dirs[i]) & bb_shift(empty, -dirs[i]);
+    return out;
+}
+
+/* Free squares the kings could move to outside taken (*safe) and inside it (*denied),
+ * once per king. */
+static void king_reach(const eval_tables *e, bb kings, bb empty, bb taken, int64_t *safe,
+                       int64_t *denied)
+{
+    int64_t s = 0, d = 0;
+    if (kings) {
+        for (int i = 0; i < e->n_king_dirs; i++) {
+            int dir = e->king_dirs[i];
+            bb front = bb_shift(kings, dir) & empty;
+            while (front) {
+                s += bb_popcount(front & ~taken);
+                d += bb_popcount(front & taken);
+                if (!e->flying)
+                    break;
+                front = bb_shift(front, dir) & empty;
+            }
+        }
+    }
+    *safe = s;
+    *denied = d;
+}
+
 int64_t eval_score(const eval_tables *e, bb white, bb black, bb kings,
                    int turn)
 {
@@ -241,6 +274,18 @@ int64_t eval_score(const eval_tables *e, bb white, bb black, bb kings,
         score += e->king_sq[0][bb_lsb(b)];
     for (bb b = bk; b; b &= b - 1)
         score -= e->king_sq[1][bb_lsb(b)];
+    if (nwk > 1 || nbk > 1)
+        score += ((nwk > 1 ? nwk - 1 : 0) - (nbk > 1 ? nbk - 1 : 0)) * e->extra_king;
+    if ((wk | bk) && (e->king_safe || e->king_denied)) {
+        /* Kings' reach: evaluation.py's _king_reach and _taken_on. */
+        bb empty = e->mask & ~(white | black);
+        int64_t w_safe, w_denied, b_safe, b_denied;
+        king_reach(e, wk, empty, taken_on(bm, empty, e->capture_dirs[1], e->n_capture_dirs[1]),
+                   &w_safe, &w_denied);
+        king_reach(e, bk, empty, taken_on(wm, empty, e->capture_dirs[0], e->n_capture_dirs[0]),
+                   &b_safe, &b_denied);
+        score += (w_safe - b_safe) * e->king_safe + (w_denied - b_denied) * e->king_denied;
+    }
 
     if (lead) {
         /* Trading down when ahead: the lead counts more the fewer pieces remain. */

@@ -26,6 +26,13 @@ typedef struct {
     bb near[2];    /* squares within two steps of crowning */
     int step_dirs[2][CMAX_DIRS];
     int n_step_dirs[2];
+    /* Kings' reach: the kings' directions, and each side's men's capture directions
+     * (none where men may not take a king). */
+    int king_dirs[CMAX_KDIRS];
+    int n_king_dirs;
+    int capture_dirs[2][CMAX_DIRS];
+    int n_capture_dirs[2];
+    int64_t king_safe, king_denied, extra_king;
     int64_t king_value, men_offset, start_total;
     int64_t mobility, balance, tempo, trade;
     int64_t crown_now, crown_next, crown_two, crown_two_next;

@@ -241,6 +241,35 @@ done:
     return rc;
 }
 
+/* A sequence of directions, the evaluator's attribute ``name`` (its item ``side``
+ * unless side < 0), into out[] (at most max of them). */
+static int get_dirs(PyObject *evaluator, const char *name, int side, int max, int *out, int *n)
+{
+    PyObject *attr = PyObject_GetAttrString(evaluator, name);
+    PyObject *item = attr && side >= 0 ? PySequence_GetItem(attr, side) : NULL;
+    PyObject *seq = attr ? PySequence_Fast(side >= 0 ? item : attr, "directions") : NULL;
+    int rc = -1;
+    if (seq) {
+        Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
+        if (count > max) {
+            PyErr_Format(PyExc_ValueError, "more %s than the evaluation holds", name);
+        } else {
+            rc = 0;
+            for (Py_ssize_t i = 0; i < count && rc == 0; i++) {
+                long x = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+                if (x == -1 && PyErr_Occurred())
+                    rc = -1;
+                out[i] = (int)x;
+            }
+            *n = (int)count;
+        }
+    }
+    Py_XDECREF(seq);
+    Py_XDECREF(item);
+    Py_XDECREF(attr);
+    return rc;
+}
+
 int eval_tables_load(PyObject *evaluator, eval_tables *e)
 {
     eval_tables_free(e);
@@ -305,6 +334,13 @@ int eval_tables_load(PyObject *evaluator, eval_tables *e)
             goto done;
     }
 
+    if (get_dirs(evaluator, "king_dirs", -1, CMAX_KDIRS, e->king_dirs, &e->n_king_dirs) < 0 ||
+        get_dirs(evaluator, "man_capture_dirs", 0, CMAX_DIRS, e->capture_dirs[0],
+                 &e->n_capture_dirs[0]) < 0 ||
+        get_dirs(evaluator, "man_capture_dirs", 1, CMAX_DIRS, e->capture_dirs[1],
+                 &e->n_capture_dirs[1]) < 0)
+        goto done;
+
     PyObject *weights = PyObject_GetAttrString(evaluator, "weights");
     if (!weights)
         goto done;
@@ -315,7 +351,10 @@ int eval_tables_load(PyObject *evaluator, eval_tables *e)
         get_int(weights, "crown_now", &e->crown_now) == 0 &&
         get_int(weights, "crown_next", &e->crown_next) == 0 &&
         get_int(weights, "crown_two", &e->crown_two) == 0 &&
-        get_int(weights, "crown_two_next", &e->crown_two_next) == 0)
+        get_int(weights, "crown_two_next", &e->crown_two_next) == 0 &&
+        get_int(weights, "king_safe", &e->king_safe) == 0 &&
+        get_int(weights, "king_denied", &e->king_denied) == 0 &&
+        get_int(weights, "extra_king", &e->extra_king) == 0)
         rc = 0;
     Py_DECREF(weights);
 done:

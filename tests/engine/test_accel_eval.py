@@ -57,6 +57,9 @@ def _random_learned(rules, seed: int):
         men_mid=tuple(rng.randint(-60, 90) for _ in range(n)),
         men_end=tuple(rng.randint(-40, 160) for _ in range(n)),
         king_squares=tuple(rng.randint(-50, 70) for _ in range(n)),
+        king_safe=rng.randint(1, 9),
+        king_denied=rng.randint(-9, 2),
+        extra_king=rng.randint(-60, 10),
     )
 
 

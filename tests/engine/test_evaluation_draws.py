@@ -13,7 +13,8 @@ from engine.evaluation import Evaluator, weights_for
 INTERNATIONAL = get_rules("international")
 # The same rules and weights but kings that step one square: only the damping differs.
 SHORT_KINGS = dataclasses.replace(INTERNATIONAL, flying_kings=False)
-WEIGHTS = weights_for(INTERNATIONAL)
+# Without the kings' reach, which is not the same for a flying and a short king.
+WEIGHTS = dataclasses.replace(weights_for(INTERNATIONAL), king_safe=0, king_denied=0)
 
 
 def _scores(fen: str) -> tuple[int, int]:

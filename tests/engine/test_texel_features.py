@@ -38,7 +38,10 @@ def _positions(rules, count: int, seed: int):
 def test_the_training_features_score_positions_as_the_evaluation_does(variant):
     rules = get_rules(variant)
     features = texel.Features(rules)
-    weights = dataclasses.replace(weights_for(rules), patterns=None)
+    # The kings' terms too, whatever a rule set ships for them.
+    weights = dataclasses.replace(
+        weights_for(rules), patterns=None, king_safe=5, king_denied=-3, extra_king=-40
+    )
     theta = features.weights_vector(weights)
     evaluator = Evaluator(rules, weights)
     for white, black, kings, turn in _positions(rules, 1000, seed=3):
