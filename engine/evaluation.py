@@ -368,7 +368,7 @@ class Evaluator:
         king_safe, king_denied, extra_king = w.king_safe, w.king_denied, w.extra_king
         king_reach = bool(king_safe or king_denied)
         king_dirs = self.king_dirs
-        w_caps, b_caps = self.man_capture_dirs
+        caps = self.man_capture_dirs
         empty_chunk = (0, 0, (0,))
         if max(len(c) for c in self.men_chunks) > _UNROLLED:
             raise ValueError(f"a board of more than {_UNROLLED} chunks")
@@ -496,12 +496,10 @@ class Evaluator:
                 if extra_king and (nwk > 1 or nbk > 1):
                     score += (max(nwk - 1, 0) - max(nbk - 1, 0)) * extra_king
                 if king_reach:
-                    empty = mask & ~(white | black)
-                    w_taken = _taken_on(bm, empty, b_caps)
-                    b_taken = _taken_on(wm, empty, w_caps)
-                    w_safe, w_denied = _king_reach(wk, empty, w_taken, king_dirs, flying)
-                    b_safe, b_denied = _king_reach(bk, empty, b_taken, king_dirs, flying)
-                    score += (w_safe - b_safe) * king_safe + (w_denied - b_denied) * king_denied
+                    safe, denied = king_reach_balance(
+                        wm, bm, wk, bk, mask & ~(white | black), caps, king_dirs, flying
+                    )
+                    score += safe * king_safe + denied * king_denied
 
             # Trading down when ahead: the lead counts more the fewer pieces remain.
             if lead:
@@ -594,6 +592,30 @@ def _taken_on(men: int, empty: int, capture_dirs: tuple[int, ...]) -> int:
         beyond = (empty >> d) if d > 0 else (empty << -d)
         out |= behind & beyond
     return out
+
+
+def king_reach_balance(
+    wm: int,
+    bm: int,
+    wk: int,
+    bk: int,
+    empty: int,
+    man_capture_dirs: tuple[tuple[int, ...], tuple[int, ...]],
+    king_dirs: tuple[int, ...],
+    flying: bool,
+) -> tuple[int, int]:
+    """White's kings' reach less Black's: (safe squares, denied squares), where a
+    square is denied when a man of the other side could take a king there at once.
+    The evaluation and the training features (tools/texel.py) both call this; a side
+    without kings costs nothing (its opponent's men's threats are not looked for)."""
+    w_caps, b_caps = man_capture_dirs
+    safe = denied = 0
+    if wk:
+        safe, denied = _king_reach(wk, empty, _taken_on(bm, empty, b_caps), king_dirs, flying)
+    if bk:
+        b_safe, b_denied = _king_reach(bk, empty, _taken_on(wm, empty, w_caps), king_dirs, flying)
+        safe, denied = safe - b_safe, denied - b_denied
+    return safe, denied
 
 
 def _king_reach(

@@ -75,10 +75,9 @@ from engine.evaluation import (  # noqa: E402
     Evaluator,
     Weights,
     _crowning,
-    _king_reach,
-    _taken_on,
     derived_weights,
     flying_king_damping,
+    king_reach_balance,
     weights_for,
 )
 from engine.game import Result  # noqa: E402
@@ -290,15 +289,17 @@ class Features:
             else:
                 x[s + 4], x[s + 5], x[s + 6], x[s + 7] = -b_one, w_one, -b_two, w_two
         if wk or bk:
-            ev, empty = self.prior, self.mask & ~(white | black)
-            w_caps, b_caps = ev.man_capture_dirs
-            w_safe, w_denied = _king_reach(
-                wk, empty, _taken_on(bm, empty, b_caps), ev.king_dirs, ev.flying
+            ev = self.prior
+            x[s + 8], x[s + 9] = king_reach_balance(
+                wm,
+                bm,
+                wk,
+                bk,
+                self.mask & ~(white | black),
+                ev.man_capture_dirs,
+                ev.king_dirs,
+                ev.flying,
             )
-            b_safe, b_denied = _king_reach(
-                bk, empty, _taken_on(wm, empty, w_caps), ev.king_dirs, ev.flying
-            )
-            x[s + 8], x[s + 9] = w_safe - b_safe, w_denied - b_denied
             x[s + 10] = max(nwk - 1, 0) - max(nbk - 1, 0)
         lead = (nwm - nbm) * MAN + (nwk - nbk) * self.kv
         total = men + nwk + nbk
@@ -662,10 +663,12 @@ def fit_terms(
 
 def _blend_target(data: list[list[Any]], y: Any, train: Any, lam: float, k: float) -> Any:
     """The training target: ``lam`` of each position's game result and the rest of what
-    self-play's search scored it (as a probability at scale ``k``), for training
-    positions that have a search score. One game's result is a noisy label for each of
-    its positions, the search score a less noisy one; held-out games keep their results
-    alone, so the held-out error still measures outcomes."""
+    self-play's search scored it (as a probability at scale ``k``), for the positions
+    ``train`` marks that have a search score; the others keep their results alone. One
+    game's result is a noisy label for each of its positions, the search score a less
+    noisy one. ``patterns`` marks its training games only, so its held-out error still
+    measures outcomes; ``terms`` marks every game (a few numbers cannot learn games by
+    heart) and scores the held-out ones against their results beside it."""
     import numpy as np
 
     searched = np.array([len(d) > 6 for d in data])
