@@ -52,6 +52,7 @@ from strength import (  # noqa: E402
 
 from engine import Game, Move, Position, get_rules  # noqa: E402
 from engine.match import balanced_openings  # noqa: E402
+from engine.pdn import write_pdn  # noqa: E402
 from engine.rules import Color, Rules  # noqa: E402
 
 VARIANT = "international"  # the rule set Scan 2.0's hub plays
@@ -184,6 +185,26 @@ def game_vs_hub(
     )
 
 
+def game_record(outcome: GameOutcome, name: str, seed: int) -> str:
+    """One match game as PDN. A game stopped by the match's adjudication (or left
+    unfinished by an error) is written with the result ``*``, as PDN has it for a game
+    not over on the board, and the match's verdict in a ``Termination`` tag."""
+    rules = get_rules(VARIANT)
+    game = Game.replay(rules, None, outcome.notation)
+    ours, theirs = "Kondavo level 8", name
+    verdict = outcome.error or outcome.reason
+    if outcome.points is not None and game.result is None:
+        verdict += f", {outcome.points:g} for level 8"
+    tags = {
+        "Event": f"bench/field.py {outcome.seconds:g} s a move",
+        "Round": str(seed),
+        "White": ours if outcome.ours_white else theirs,
+        "Black": theirs if outcome.ours_white else ours,
+        "Termination": verdict,
+    }
+    return write_pdn(game, tags)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--engine", required=True, help='the engine\'s command, e.g. "scan hub"')
@@ -195,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--times", default="0.1", help="seconds a move, comma-separated")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--pdn", default="", help="write every game to this PDN file, to look at afterwards"
+    )
     args = parser.parse_args(argv)
     name = args.name or os.path.basename(shlex.split(args.engine)[0])
     times = [float(t) for t in args.times.split(",") if t]
@@ -208,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     summary: dict[str, float] = {}
     errors: list[str] = []
+    records: list[str] = []
     with ProcessPoolExecutor(args.jobs) as pool:
         for seconds in times:
             outcomes = list(
@@ -222,11 +247,16 @@ def main(argv: list[str] | None = None) -> int:
                 )
             )
             errors += [f"{seconds:g}s: {o.error}" for o in outcomes if o.error]
+            records += [game_record(o, name, args.seed + i) for i, o in enumerate(outcomes)]
             points = [o.points for o in outcomes if o.points is not None]
             summary[f"{seconds:g}"] = round(score_of(points).fraction, 3)
             print(
                 outcome_line(f"{VARIANT} {seconds:g}s/move: vs {name}", outcomes, name), flush=True
             )
+    if args.pdn:
+        with open(args.pdn, "w", encoding="utf-8") as out:
+            out.write("\n".join(records))
+        print(f"{len(records)} games written to {args.pdn}")
     for e in errors[:10]:
         print(f"  error: {e}")
     print(f"elapsed {time.perf_counter() - started:.0f} s")

@@ -229,6 +229,9 @@ class GameOutcome:
     our_seconds: list[float] = field(default_factory=list)
     their_seconds: list[float] = field(default_factory=list)
     their_depths: list[int] = field(default_factory=list)  # the baseline's (not py-draughts')
+    # The game's moves in PDN notation, from the start position (the opening included),
+    # so a match's games can be written out and looked at (bench/field.py --pdn).
+    notation: list[str] = field(default_factory=list)
 
 
 def equal_time_params(seconds: float, seed: int) -> SearchParams:
@@ -309,6 +312,7 @@ def play_against(
     except Exception as exc:  # reported, and the game left out of the score
         outcome.error = f"{type(exc).__name__}: {exc}"
         outcome.plies = len(game.moves)
+        outcome.notation = list(game.notation)
         return outcome
     finally:
         opponent.close()
@@ -319,6 +323,7 @@ def _finish(outcome: GameOutcome, game: Game, verdict: Result | None) -> GameOut
     """The outcome's result from the finished (or adjudicated, or too long) game."""
     ours_white = outcome.ours_white
     outcome.plies = len(game.moves)
+    outcome.notation = list(game.notation)
     if game.is_over:
         assert game.result is not None and game.reason is not None
         res, outcome.reason = game.result, game.reason.value
