@@ -51,6 +51,8 @@ ASPIRATION = 30
 # depth whose score clears beta by this many hundredths of a man per ply of depth is
 # taken as the node's cut. Draughts has no null move (zugzwang is everywhere), so a
 # shallow search stands in for it; it gave level 8 about half a ply more at the same nodes.
+# It is tried at nodes whose moves are captures too, as Scan 2.0 does: a third fewer
+# nodes to depth 14 on International's games (README).
 PROBCUT_MARGIN = 10
 # Late-move reductions: quiet moves after the first (after the third at nodes on the
 # root's window, where the line that counts runs) are searched a ply shallower, two
@@ -711,13 +713,7 @@ class Searcher:
 
         size = self._size
         capture = bool(moves[0].capmask)
-        if (
-            self._probcut
-            and depth >= 3
-            and beta - alpha == 1
-            and not capture
-            and -WIN_BOUND < beta < WIN_BOUND
-        ):
+        if self._probcut and depth >= 3 and beta - alpha == 1 and -WIN_BOUND < beta < WIN_BOUND:
             bar = beta + PROBCUT_MARGIN * depth
             shallow = self._negamax(own, opp, kings, turn, depth * 2 // 5, bar - 1, bar, ply, key)
             if shallow >= bar:

@@ -384,7 +384,7 @@ static int negamax(SearchObject *s, bb own, bb opp, bb kings, int turn, int dept
         return -WIN + ply; /* no piece or no move: the side to move has lost */
 
     int capture = s->moves[base].captured != 0;
-    if (s->probcut && depth >= 3 && beta - alpha == 1 && !capture && -WIN_BOUND < beta &&
+    if (s->probcut && depth >= 3 && beta - alpha == 1 && -WIN_BOUND < beta &&
         beta < WIN_BOUND) {
         /* ProbCut: a shallow search clearing beta by a margin stands for the node. */
         int bar = beta + PROBCUT_MARGIN * depth;
