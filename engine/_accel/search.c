@@ -31,6 +31,7 @@
 #define MAX_PLY 120
 #define ASPIRATION 30
 #define PROBCUT_MARGIN 10
+#define NO_TT_MOVE 0xFFFF /* a table entry without a move */
 #define LMR_PV_FROM 3
 #define LMR_TWO_FROM 6
 #define PV_LENGTH 32
@@ -333,6 +334,10 @@ static void tt_store(SearchObject *s, uint64_t key, int depth, int score, int fl
      * table, which stops taking entries when full, this one never needs clearing. */
     if (e->key == stamp && e->depth > depth && flag != EXACT)
         return;
+    /* A node that failed low has no best move, only the least bad of a failed search:
+     * keep the move an earlier search of it found, else none (as Scan 2.0 does; search.py). */
+    if (flag == UPPER)
+        move = e->key == stamp ? e->move : NO_TT_MOVE;
     e->key = stamp;
     e->score = score;
     e->depth = (int8_t)(depth > 127 ? 127 : depth);
