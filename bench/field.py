@@ -21,7 +21,9 @@ lidraughts runs) speaks another dialect and is not driven here.
 Level 8 plays without its depth floor (``bench/strength.py``'s equal time), from
 balanced openings with colours alternating; games are adjudicated as there. Each line
 prints the score, the Elo difference with its 95% margin, level 8's mean depth and
-the seconds a move each side took; the last line is one JSON object,
+the seconds a move each side took, and under it who crowned the first king in the
+games level 8 lost, drew and won (with the median number of pieces on the board then:
+where the games against Scan 2.0 turn); the last line is one JSON object,
 ``{"vs_field": {seconds: score}, "engine": ENGINE}``. A script that prints figures,
 not a test.
 """
@@ -205,6 +207,51 @@ def game_record(outcome: GameOutcome, name: str, seed: int) -> str:
     return write_pdn(game, tags)
 
 
+def first_king(outcome: GameOutcome) -> tuple[str, int] | None:
+    """Who crowned the game's first king, "ours" or "theirs", and how many pieces stood
+    on the board then; None for a game that ended without a king."""
+    game = Game.replay(get_rules(VARIANT), None, outcome.notation)
+    position = game.start_position
+    for move in game.moves:
+        position = position.play(move)
+        if position.kings:
+            white = bool(position.white & position.kings)
+            pieces = (position.white | position.black).bit_count()
+            return ("ours" if white == outcome.ours_white else "theirs"), pieces
+    return None
+
+
+def first_king_line(outcomes: list[GameOutcome], name: str) -> str:
+    """Who crowned first in the games level 8 lost, drew and won, with the median number
+    of pieces on the board then: where Scan 2.0 beats level 8, it is nearly always
+    Scan that crowns first, in the ending of men (README)."""
+    parts = []
+    for label, kept in (
+        ("lost", lambda p: p == 0),
+        ("drawn", lambda p: p == 0.5),
+        ("won", lambda p: p == 1),
+    ):
+        games = [o for o in outcomes if o.points is not None and kept(o.points)]
+        if not games:
+            continue
+        kings = [first_king(o) for o in games]
+        counts = []
+        for side, shown in (("theirs", name), ("ours", "level 8")):
+            pieces = sorted(k[1] for k in kings if k is not None and k[0] == side)
+            if pieces:
+                counts.append(f"{shown} {len(pieces)} (median {_median(pieces):g} pieces)")
+        none = sum(k is None for k in kings)
+        if none:
+            counts.append(f"no king {none}")
+        parts.append(f"{len(games)} {label}: " + ", ".join(counts))
+    return "  first king: " + "; ".join(parts)
+
+
+def _median(values: list[int]) -> float:
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--engine", required=True, help='the engine\'s command, e.g. "scan hub"')
@@ -253,6 +300,7 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 outcome_line(f"{VARIANT} {seconds:g}s/move: vs {name}", outcomes, name), flush=True
             )
+            print(first_king_line(outcomes, name), flush=True)
     if args.pdn:
         with open(args.pdn, "w", encoding="utf-8") as out:
             out.write("\n".join(records))

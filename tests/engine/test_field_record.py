@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from engine import get_rules
+from engine import Game, get_rules
 from engine.pdn import read_pdn_games
 
 _spec = importlib.util.spec_from_file_location(
@@ -42,3 +42,36 @@ def test_a_game_cut_short_by_an_error_says_so():
     [read] = read_pdn_games(field.game_record(outcome, "scan", 1), get_rules("international"))
     assert read.game is not None and read.game.notation == MOVES
     assert read.tags["Termination"] == "RuntimeError: the engine exited"
+
+
+def _game_to_first_king():
+    """Moves from the start, each side always playing its first legal move, up to the
+    game's first crowning: (notation, the crowned king's colour is white, pieces then)."""
+    game = Game(get_rules("international"))
+    while not game.position.kings:
+        game.play(game.legal_moves()[0])
+    position = game.position
+    return (
+        game.notation,
+        bool(position.white & position.kings),
+        (position.white | position.black).bit_count(),
+    )
+
+
+def test_the_first_king_is_credited_to_the_side_that_crowned_it_with_the_pieces_then():
+    notation, white_crowned, pieces = _game_to_first_king()
+    as_white = _outcome(ours_white=True, notation=notation)
+    as_black = _outcome(ours_white=False, notation=notation)
+    assert field.first_king(as_white) == ("ours" if white_crowned else "theirs", pieces)
+    assert field.first_king(as_black) == ("theirs" if white_crowned else "ours", pieces)
+    assert field.first_king(_outcome()) is None  # six moves: no king yet
+
+
+def test_the_first_king_line_counts_losses_draws_and_wins_apart():
+    notation, white_crowned, pieces = _game_to_first_king()
+    lost = _outcome(ours_white=not white_crowned, notation=notation, points=0.0)
+    drawn = _outcome(points=0.5)
+    line = field.first_king_line([lost, lost, drawn], "scan")
+    assert f"2 lost: scan 2 (median {pieces} pieces)" in line
+    assert "1 drawn: no king 1" in line
+    assert "won" not in line
