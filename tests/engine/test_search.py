@@ -17,6 +17,7 @@ import pytest
 from engine import VARIANTS, Position, get_rules, search
 from engine.evaluation import WIN_BOUND, Evaluator, evaluate
 from engine.levels import LEVELS, choose_move, choose_move_fen, get_level
+from engine.movegen import has_capture
 from engine.search import Searcher, SearchParams
 
 # Every test here runs against the pure-Python search and the compiled one.
@@ -347,3 +348,46 @@ def test_a_floor_of_plies_is_completed_even_when_the_clock_has_run_out(monkeypat
     assert Searcher(pos.rules, rushed).search(pos).depth < 5
     result = Searcher(pos.rules, floored).search(pos)
     assert result.depth >= 5 and result.move in pos.legal_moves()
+
+
+class _ProbCutWatcher(Searcher):
+    """Records each ProbCut shallow search: the one call that searches the very node it
+    is called from (same key, same ply) at a lower depth."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.open_nodes: list[tuple[int, int, bool]] = []
+        self.probcut_at_capture = 0
+
+    def _negamax(self, own, opp, kings, turn, depth, alpha, beta, ply, key):
+        if depth > 0 and self.open_nodes and self.open_nodes[-1][:2] == (key, ply):
+            self.probcut_at_capture += self.open_nodes[-1][2]
+        capture = bool(has_capture(self.t, own, opp, kings, turn))
+        self.open_nodes.append((key, ply, capture))
+        try:
+            return super()._negamax(own, opp, kings, turn, depth, alpha, beta, ply, key)
+        finally:
+            self.open_nodes.pop()
+
+
+def test_probcut_is_tried_where_a_capture_is_forced_too(monkeypatch):
+    monkeypatch.setenv("KONDAVO_ENGINE", "python")  # the reference search, observed
+    rules = get_rules("international")
+    # A middlegame from a real game, whose tree has many nodes that must capture.
+    position = Position.from_fen(
+        rules, "W:W18,22,28,32,33,34,36,37,39,48:B3,9,10,11,13,16,19,20,21,26"
+    )
+    searcher = _ProbCutWatcher(rules, SearchParams(max_depth=6, seed=1))
+    searcher.search(position)
+    assert searcher.probcut_at_capture > 0
+
+
+def test_a_node_that_fails_low_stores_no_move_of_its_own(monkeypatch):
+    monkeypatch.setenv("KONDAVO_ENGINE", "python")
+    rules = get_rules("international")
+    searcher = Searcher(rules, SearchParams(max_depth=5, seed=1))
+    searcher.search(Position.start(rules))
+    entries = list(searcher.tt.values())
+    # An upper bound keeps an earlier search's move or none; the others name their best.
+    assert any(flag == search.UPPER and move is None for _, _, flag, move in entries)
+    assert all(move is not None for _, _, flag, move in entries if flag != search.UPPER)
