@@ -34,6 +34,7 @@ import argparse
 import json
 import os
 import shlex
+import statistics
 import subprocess
 import sys
 import threading
@@ -237,19 +238,15 @@ def first_king_line(outcomes: list[GameOutcome], name: str) -> str:
         kings = [first_king(o) for o in games]
         counts = []
         for side, shown in (("theirs", name), ("ours", "level 8")):
-            pieces = sorted(k[1] for k in kings if k is not None and k[0] == side)
+            pieces = [k[1] for k in kings if k is not None and k[0] == side]
             if pieces:
-                counts.append(f"{shown} {len(pieces)} (median {_median(pieces):g} pieces)")
+                median = statistics.median(pieces)
+                counts.append(f"{shown} {len(pieces)} (median {median:g} pieces)")
         none = sum(k is None for k in kings)
         if none:
             counts.append(f"no king {none}")
         parts.append(f"{len(games)} {label}: " + ", ".join(counts))
     return "  first king: " + "; ".join(parts)
-
-
-def _median(values: list[int]) -> float:
-    middle = len(values) // 2
-    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
 
 
 def main(argv: list[str] | None = None) -> int:
