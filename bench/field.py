@@ -26,6 +26,15 @@ games level 8 lost, drew and won (with the median number of pieces on the board 
 where the games against Scan 2.0 turn); the last line is one JSON object,
 ``{"vs_field": {seconds: score}, "engine": ENGINE}``. A script that prints figures,
 not a test.
+
+``--judge MS`` has the engine judge the games level 8 lost, afterwards: it analyses
+level 8's position every fourth ply from ply 8 (``analyse`` after ``time MS``; its
+score is its last ``info`` line's third number, in hundredths of a man for the side
+to move) and a line under the score tells at which ply, as a median over those
+games, and with how many pieces on the board, level 8's position first fell below
+-50, -100 and -200 in the engine's eyes, and how many games were below -100 by ply
+12 (lost in the opening the match gave). Against Scan 2.0 this showed the games
+drifting away from the opening on, not turning at the first king (README).
 """
 
 from __future__ import annotations
@@ -100,15 +109,35 @@ class Hub:
 
     def expect(self, word: str) -> str:
         """The first line starting with ``word``, skipping the others (info lines)."""
+        return self._until(word)[-1]
+
+    def _until(self, word: str) -> list[str]:
+        """The lines up to and including the first one starting with ``word``."""
         assert self.process.stdout is not None
+        lines = []
         while True:
             line = self.process.stdout.readline()
             if not line:
                 raise RuntimeError(f"the engine exited (code {self.process.wait()})")
+            lines.append(line.strip())
             if line.split()[:1] == [word]:
-                return line.strip()
+                return lines
             if line.startswith("error"):
                 raise RuntimeError(f"the engine says: {line.strip()}")
+
+    def analyse(self, position: str, milliseconds: int) -> int | None:
+        """The engine's score of ``position`` for the side to move after ``milliseconds``
+        of analysis: the third number of its last ``info`` line (``info depth
+        mean-depth score nodes seconds speed pv``), None where it printed none."""
+        self.send(f"pos {position}")
+        self.send(f"time {milliseconds}")
+        self.send("analyse")
+        score = None
+        for line in self._until("move"):
+            words = line.split()
+            if words[:1] == ["info"] and len(words) > 3:
+                score = int(words[3])
+        return score
 
     def move(self, position: str, milliseconds: int) -> str:
         self.send(f"pos {position}")
@@ -249,6 +278,66 @@ def first_king_line(outcomes: list[GameOutcome], name: str) -> str:
     return "  first king: " + "; ".join(parts)
 
 
+# Plies of a lost game the judge looks at: level 8's positions every fourth ply from here.
+JUDGE_FROM = 8
+JUDGE_EVERY = 4
+# Below these scores (level 8's, in the engine's eyes) a game counts as slipping away.
+JUDGE_THRESHOLDS = (-50, -100, -200)
+# A game below -100 by this ply was lost in the opening the match gave it.
+OPENING_PLIES = 12
+
+
+def judge_game(
+    notation: list[str], ours_white: bool, command: str, cwd: str, milliseconds: int
+) -> list[tuple[int, int, int]]:
+    """The engine's view of one game: (ply, pieces on the board, level 8's score) for
+    level 8's positions every ``JUDGE_EVERY`` plies from ``JUDGE_FROM``, until the
+    score falls below the last threshold."""
+    rules = get_rules(VARIANT)
+    game = Game.replay(rules, None, notation)
+    hub = Hub(command, cwd or None)
+    out: list[tuple[int, int, int]] = []
+    try:
+        hub.send("new")
+        position = game.start_position
+        ours = Color.WHITE if ours_white else Color.BLACK
+        for ply, move in enumerate(game.moves):
+            if ply >= JUDGE_FROM and ply % JUDGE_EVERY < 2 and position.side_to_move is ours:
+                score = hub.analyse(hub_position(rules, position), milliseconds)
+                if score is not None:
+                    out.append((ply, (position.white | position.black).bit_count(), score))
+                    if score < JUDGE_THRESHOLDS[-1]:
+                        break
+            position = position.play(move)
+    finally:
+        hub.close()
+    return out
+
+
+def judge_line(views: list[list[tuple[int, int, int]]], name: str, milliseconds: int) -> str:
+    """Where the lost games slipped away in the engine's eyes: for each threshold the
+    median ply (and pieces) at which level 8's score first fell below it."""
+    parts = []
+    for threshold in JUDGE_THRESHOLDS:
+        below = [
+            next((p, n) for p, n, s in v if s < threshold)
+            for v in views
+            if any(s < threshold for _, _, s in v)
+        ]
+        if below:
+            ply = statistics.median(p for p, _ in below)
+            pieces = statistics.median(n for _, n in below)
+            parts.append(f"below {threshold} in {len(below)}, at ply {ply:g} ({pieces:g} pieces)")
+        else:
+            parts.append(f"below {threshold} in none")
+    opening = sum(1 for v in views if any(p <= OPENING_PLIES and s < -100 for p, _, s in v))
+    return (
+        f"  judged by {name} at {milliseconds} ms a position, {len(views)} lost games: "
+        + ", ".join(parts)
+        + f" (medians); {opening} below -100 by ply {OPENING_PLIES}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--engine", required=True, help='the engine\'s command, e.g. "scan hub"')
@@ -262,6 +351,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--pdn", default="", help="write every game to this PDN file, to look at afterwards"
+    )
+    parser.add_argument(
+        "--judge",
+        type=int,
+        default=0,
+        metavar="MS",
+        help="the engine judges the lost games afterwards, MS milliseconds a position",
     )
     args = parser.parse_args(argv)
     name = args.name or os.path.basename(shlex.split(args.engine)[0])
@@ -298,6 +394,19 @@ def main(argv: list[str] | None = None) -> int:
                 outcome_line(f"{VARIANT} {seconds:g}s/move: vs {name}", outcomes, name), flush=True
             )
             print(first_king_line(outcomes, name), flush=True)
+            lost = [o for o in outcomes if o.points == 0]
+            if args.judge and lost:
+                views = list(
+                    pool.map(
+                        judge_game,
+                        [o.notation for o in lost],
+                        [o.ours_white for o in lost],
+                        [args.engine] * len(lost),
+                        [args.cwd] * len(lost),
+                        [args.judge] * len(lost),
+                    )
+                )
+                print(judge_line(views, name, args.judge), flush=True)
     if args.pdn:
         with open(args.pdn, "w", encoding="utf-8") as out:
             out.write("\n".join(records))

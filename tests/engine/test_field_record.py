@@ -4,6 +4,7 @@ moves, who had which colour, and the match's verdict where the board gave none."
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 from engine import Game, get_rules
@@ -75,3 +76,54 @@ def test_the_first_king_line_counts_losses_draws_and_wins_apart():
     assert f"2 lost: scan 2 (median {pieces} pieces)" in line
     assert "1 drawn: no king 1" in line
     assert "won" not in line
+
+
+MATERIAL_HUB = f"{sys.executable} {Path(__file__).with_name('data') / 'material_hub.py'}"
+
+
+def _material(position, white: bool) -> int:
+    """A man 100, a king 300: one side's lead (the stand-in engine's score)."""
+
+    def worth(pieces: int) -> int:
+        return (
+            100 * (pieces & ~position.kings).bit_count()
+            + 300 * (pieces & position.kings).bit_count()
+        )
+
+    lead = worth(position.white) - worth(position.black)
+    return lead if white else -lead
+
+
+def test_the_judge_scores_level_8s_positions_every_fourth_ply_from_its_side():
+    notation, _, _ = _game_to_first_king()
+    for ours_white in (True, False):
+        view = field.judge_game(notation, ours_white, MATERIAL_HUB, "", 10)
+        game = Game.replay(get_rules("international"), None, notation)
+        positions = [game.start_position]
+        for move in game.moves:
+            positions.append(positions[-1].play(move))
+        expected = []
+        for ply in range(8, len(notation)):
+            position = positions[ply]
+            if ply % 4 < 2 and position.side_to_move.name == ("WHITE" if ours_white else "BLACK"):
+                score = _material(position, ours_white)
+                pieces = (position.white | position.black).bit_count()
+                expected.append((ply, pieces, score))
+                if score < -200:
+                    break
+        assert view == expected
+        assert view and all(ply % 4 < 2 for ply, _, _ in view)
+
+
+def test_the_judge_line_gives_where_the_lost_games_first_fell_below_each_threshold():
+    views = [
+        [(8, 40, 0), (12, 40, -120), (16, 38, -250)],  # lost in the opening
+        [(8, 40, 0), (20, 36, -60), (40, 30, -110), (60, 24, -210)],
+        [(8, 40, 10), (24, 34, -40)],  # never below -50
+    ]
+    line = field.judge_line(views, "scan", 250)
+    assert "3 lost games" in line and "250 ms" in line
+    assert "below -50 in 2, at ply 16 (38 pieces)" in line
+    assert "below -100 in 2, at ply 26 (35 pieces)" in line
+    assert "below -200 in 2, at ply 38 (31 pieces)" in line
+    assert "1 below -100 by ply 12" in line
