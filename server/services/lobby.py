@@ -31,6 +31,7 @@ from typing import Any
 from protocol import lobby as increments
 from protocol import messages as m
 from server.core import room, views
+from server.services.cancelling import raise_if_cancelled
 from server.store import Resync, Store, StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -125,6 +126,7 @@ class LobbyFeed:
                 log.warning("lobby: the store is away; trying again")
             except Exception:
                 log.exception("lobby: listing failed")
+            raise_if_cancelled()
             await asyncio.sleep(self.every_s)
 
     async def poll(self) -> None:

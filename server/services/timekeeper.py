@@ -14,6 +14,7 @@ import asyncio
 import logging
 
 from server.core.commands import Tick
+from server.services.cancelling import raise_if_cancelled
 from server.services.games import Games
 from server.store import StoreUnavailable
 
@@ -52,4 +53,5 @@ class Timekeeper:
                 away = True
             except Exception:
                 log.exception("timekeeper: tick failed")
+            raise_if_cancelled()
             await asyncio.sleep(self.every_s)
