@@ -22,8 +22,9 @@ Level 8 plays without its depth floor (``bench/strength.py``'s equal time), from
 balanced openings with colours alternating; games are adjudicated as there. Each line
 prints the score, the Elo difference with its 95% margin, level 8's mean depth and
 the seconds a move each side took, and under it who crowned the first king in the
-games level 8 lost, drew and won (with the median number of pieces on the board then:
-where the games against Scan 2.0 turn); the last line is one JSON object,
+games level 8 lost, drew and won (with the median number of pieces on the board then;
+against Scan 2.0 the first king ends games lost long before it, see ``--judge``); the
+last line is one JSON object,
 ``{"vs_field": {seconds: score}, "engine": ENGINE}``. A script that prints figures,
 not a test.
 
@@ -254,7 +255,7 @@ def first_king(outcome: GameOutcome) -> tuple[str, int] | None:
 def first_king_line(outcomes: list[GameOutcome], name: str) -> str:
     """Who crowned first in the games level 8 lost, drew and won, with the median number
     of pieces on the board then: where Scan 2.0 beats level 8, it is nearly always
-    Scan that crowns first, in the ending of men (README)."""
+    Scan that crowns first, in a game it was already winning (``judge_line``; README)."""
     parts = []
     for label, kept in (
         ("lost", lambda p: p == 0),
