@@ -50,7 +50,7 @@ typedef struct {
     uint64_t key;
     int32_t score;
     int8_t depth;
-    uint8_t flag;
+    uint8_t flag; /* low 2 bits: EXACT, LOWER, UPPER; the rest: the search's generation */
     uint16_t move; /* index in gen_moves' order: the same position lists the same moves */
 } TTEntry;
 
@@ -63,6 +63,7 @@ typedef struct {
     TTEntry *tt;
     uint64_t tt_mask;
     uint64_t salt; /* XORed into the keys this Search stores (see spare_tt) */
+    uint8_t generation; /* bumped each search: entries of earlier moves are replaced first */
     int64_t *history; /* by from * size + to, as Python's */
     CMove *moves;     /* the move stack */
     int64_t *keys;    /* each stacked move's ordering key */
@@ -320,6 +321,21 @@ static int quiesce(SearchObject *s, bb own, bb opp, bb kings, int turn, int alph
     return best;
 }
 
+#define BUCKET 4 /* entries a key may sit in: one 64-byte cache line */
+#define GEN_SHIFT 2
+#define GEN_MASK 63
+
+/* The entry of ``key`` in its bucket, or NULL. */
+static TTEntry *tt_find(const SearchObject *s, uint64_t key)
+{
+    TTEntry *b = &s->tt[key & s->tt_mask & ~(uint64_t)(BUCKET - 1)];
+    uint64_t stamp = key ^ s->salt;
+    for (int i = 0; i < BUCKET; i++)
+        if (b[i].key == stamp)
+            return &b[i];
+    return NULL;
+}
+
 static void tt_store(SearchObject *s, uint64_t key, int depth, int score, int flag, int move,
                      int ply)
 {
@@ -328,12 +344,31 @@ static void tt_store(SearchObject *s, uint64_t key, int depth, int score, int fl
         score += ply;
     else if (score < -WIN_BOUND)
         score -= ply;
-    TTEntry *e = &s->tt[key & s->tt_mask];
+    TTEntry *b = &s->tt[key & s->tt_mask & ~(uint64_t)(BUCKET - 1)];
     uint64_t stamp = key ^ s->salt;
-    /* Always replace, but keep a deeper result of the same position: unlike Python's
-     * table, which stops taking entries when full, this one never needs clearing. */
-    if (e->key == stamp && e->depth > depth && flag != EXACT)
-        return;
+    TTEntry *e = NULL;
+    for (int i = 0; i < BUCKET; i++)
+        if (b[i].key == stamp) {
+            e = &b[i];
+            break;
+        }
+    if (e) {
+        /* Keep a deeper result of the same position, unless this one is exact. */
+        if (e->depth > depth && flag != EXACT)
+            return;
+    } else {
+        /* Replace the shallowest entry, counting an earlier search's as 8 plies
+         * shallower a search ago (Stockfish's rule, with Scan 2.0's four a bucket). */
+        int worst = 1 << 30;
+        for (int i = 0; i < BUCKET; i++) {
+            int age = (s->generation - (b[i].flag >> GEN_SHIFT)) & GEN_MASK;
+            int worth = b[i].depth - 8 * age;
+            if (worth < worst) {
+                worst = worth;
+                e = &b[i];
+            }
+        }
+    }
     /* A node that failed low has no best move, only the least bad of a failed search:
      * keep the move an earlier search of it found, else none (as Scan 2.0 does; search.py). */
     if (flag == UPPER)
@@ -341,7 +376,7 @@ static void tt_store(SearchObject *s, uint64_t key, int depth, int score, int fl
     e->key = stamp;
     e->score = score;
     e->depth = (int8_t)(depth > 127 ? 127 : depth);
-    e->flag = (uint8_t)flag;
+    e->flag = (uint8_t)(flag | (s->generation & GEN_MASK) << GEN_SHIFT);
     e->move = (uint16_t)move;
 }
 
@@ -360,8 +395,8 @@ static int negamax(SearchObject *s, bb own, bb opp, bb kings, int turn, int dept
         return probe(s, own, opp, kings, turn, ply);
 
     int tt_move = -1;
-    const TTEntry *entry = &s->tt[key & s->tt_mask];
-    if (entry->key == (key ^ s->salt)) {
+    const TTEntry *entry = tt_find(s, key);
+    if (entry) {
         tt_move = entry->move;
         if (entry->depth >= depth) {
             int e_score = entry->score;
@@ -369,10 +404,11 @@ static int negamax(SearchObject *s, bb own, bb opp, bb kings, int turn, int dept
                 e_score -= ply;
             else if (e_score < -WIN_BOUND)
                 e_score += ply;
-            if (entry->flag == EXACT) {
+            int e_flag = entry->flag & 3;
+            if (e_flag == EXACT) {
                 if (beta - alpha == 1) /* no cut at PV nodes keeps the PV whole */
                     return e_score;
-            } else if (entry->flag == LOWER) {
+            } else if (e_flag == LOWER) {
                 if (e_score >= beta)
                     return e_score;
             } else if (e_score <= alpha) {
@@ -685,8 +721,8 @@ static PyObject *principal_variation(SearchObject *s, const Root *r, int first)
         if (repeated)
             break;
         seen[nseen++] = key;
-        const TTEntry *e = &s->tt[key & s->tt_mask];
-        if (e->key != (key ^ s->salt))
+        const TTEntry *e = tt_find(s, key);
+        if (!e)
             break;
         int n = gen_moves(s->t, own, opp, kings, turn, 0, moves);
         if (n <= 0 || e->move >= n)
@@ -714,7 +750,12 @@ static TTEntry *take_tt(uint64_t entries)
         spare_tt = NULL;
         return tt;
     }
-    return PyMem_RawCalloc(entries, sizeof(TTEntry));
+    /* Aligned to a cache line, so a bucket is read in one. */
+    void *tt = NULL;
+    if (posix_memalign(&tt, 64, entries * sizeof(TTEntry)) != 0)
+        return NULL;
+    memset(tt, 0, entries * sizeof(TTEntry));
+    return tt;
 }
 
 static void give_back_tt(TTEntry *tt, uint64_t entries)
@@ -722,7 +763,7 @@ static void give_back_tt(TTEntry *tt, uint64_t entries)
     if (!tt)
         return;
     if (spare_tt) {
-        PyMem_RawFree(tt);
+        free(tt);
         return;
     }
     spare_tt = tt;
@@ -769,7 +810,7 @@ static int search_init(SearchObject *self, PyObject *args, PyObject *kwds)
     /* Four times Python's entries (a power of two, for the index mask): the C search
      * visits some fifteen times the nodes in a given time. */
     uint64_t entries = 1;
-    while (entries < (uint64_t)tt_size * 4)
+    while (entries < (uint64_t)tt_size * 4 || entries < BUCKET)
         entries <<= 1;
     give_back_tt(self->tt, self->tt_mask + 1);
     PyMem_RawFree(self->history);
@@ -932,6 +973,7 @@ static PyObject *search_search(SearchObject *self, PyObject *args, PyObject *kwd
         self->history[i] >>= 2;
     for (int i = 0; i < MAX_PLY + 2; i++)
         self->killers[i][0] = self->killers[i][1] = -1;
+    self->generation = (uint8_t)((self->generation + 1) & GEN_MASK);
     self->nodes = 0;
     self->node_limit = node_limit > 0 ? node_limit : (int64_t)1 << 62;
     self->stopped = self->failed = 0;
