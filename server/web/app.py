@@ -31,6 +31,7 @@ from server.config import Settings
 from server.core.ratings import Ratings
 from server.net.watchdog import SendWatchdog
 from server.services.analysis import Analyst, make_analysis_pool
+from server.services.cancelling import stop_all
 from server.services.chronicle import Chronicle
 from server.services.computer import Bot, BotTable, PoolBot, make_pool
 from server.services.games import Games
@@ -179,18 +180,16 @@ def create_app(
         )
         app.state.bot_table = BotTable(app.state.games, own_bot) if own_bot is not None else None
         tasks = [
-            asyncio.create_task(Timekeeper(app.state.games, settings.tick_s).run()),
-            asyncio.create_task(app.state.lobby.run()),
-            asyncio.create_task(app.state.watchdog.run()),
+            asyncio.create_task(
+                Timekeeper(app.state.games, settings.tick_s).run(), name="timekeeper"
+            ),
+            asyncio.create_task(app.state.lobby.run(), name="lobby feed"),
+            asyncio.create_task(app.state.watchdog.run(), name="send watchdog"),
         ]
         try:
             yield
         finally:
-            for task in tasks:
-                task.cancel()
-            for task in tasks:
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+            await stop_all(tasks)
             await app.state.lobby.close()
             if app.state.bot_table is not None:
                 await app.state.bot_table.close()
