@@ -5,7 +5,9 @@ again. When the node shuts down, their tasks are cancelled; but a cancellation t
 lands inside a store call can come out of it as something else (a Redis client that
 turns it into a connection error while Redis is away, which the loop then catches as
 ``StoreUnavailable``), and the loop would go on for ever, holding up the shutdown
-(seen: a server that never stopped after its Redis had gone).
+(seen: a server that never stopped after its Redis had gone). The Redis store now
+re-raises the cancellation where it maps the client's errors (``raise_if_cancelled``,
+in server/store/base.py); the loops check again before they sleep, for any store.
 
 The app's lifespan also waits for them only so long (``stop_all``): a loop that still
 does not stop is named in the log and left behind, and the node shuts down anyway.
@@ -18,18 +20,15 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+from server.store.base import raise_if_cancelled
+
+__all__ = ["STOP_WAIT_S", "raise_if_cancelled", "stop_all"]
+
 log = logging.getLogger(__name__)
 
 # Seconds the lifespan waits for its loops to end once cancelled. They stop within a
 # store call's time; uvicorn's tests and operators wait longer than this for a node.
 STOP_WAIT_S = 5.0
-
-
-def raise_if_cancelled() -> None:
-    """Raise ``CancelledError`` if the current task has been asked to stop."""
-    task = asyncio.current_task()
-    if task is not None and task.cancelling():
-        raise asyncio.CancelledError
 
 
 async def stop_all(

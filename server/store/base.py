@@ -26,6 +26,7 @@ tells each listener ``RESYNC``, since events published meanwhile may be lost.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -41,6 +42,18 @@ class StoreUnavailable(Exception):
     Nothing is known to have been written: a command that raised this was not
     acknowledged, and resending it (same ack id) is safe.
     """
+
+
+def raise_if_cancelled() -> None:
+    """Raise ``CancelledError`` if the current task has been asked to stop.
+
+    A store that maps a client's connection errors to ``StoreUnavailable`` calls this
+    first: a cancellation that lands inside a call can come out of the client as a
+    connection error (while Redis is away), and a caller cancelled to shut a node down
+    must see its cancellation, not an outage it would retry (server/services/cancelling.py)."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 class Resync:

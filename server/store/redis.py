@@ -114,7 +114,15 @@ from protocol.messages import ServerMessage, packer
 from server.core.events import Audience, RoomEvent
 from server.core.history import HISTORY_KEPT
 from server.core.record import GameRecord, SeatRecord
-from server.store.base import LOBBY, LOBBY_KEPT, RESYNC, Listener, Resync, StoreUnavailable
+from server.store.base import (
+    LOBBY,
+    LOBBY_KEPT,
+    RESYNC,
+    Listener,
+    Resync,
+    StoreUnavailable,
+    raise_if_cancelled,
+)
 from server.store.redis_pipe import Pipe, replies
 
 log = logging.getLogger(__name__)
@@ -262,6 +270,7 @@ async def call(awaitable: Awaitable[Any], timeout_s: float | None) -> Any:
             return await awaitable
     except Exception as exc:
         if unavailable(exc):
+            raise_if_cancelled()
             raise StoreUnavailable(f"redis: {type(exc).__name__}: {exc}") from exc
         raise
 
@@ -653,6 +662,9 @@ class RedisStore:
                 return await awaitable
         except Exception as exc:
             if unavailable(exc):
+                # A cancelled caller (a node shutting down) stays cancelled, even where
+                # the client turned the cancellation into a connection error.
+                raise_if_cancelled()
                 self.errors += 1
                 raise StoreUnavailable(f"redis: {type(exc).__name__}") from exc
             raise

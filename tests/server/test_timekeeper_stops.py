@@ -7,8 +7,12 @@ from __future__ import annotations
 import asyncio
 from types import SimpleNamespace
 
+import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
+
 from server.services.timekeeper import Timekeeper
 from server.store import StoreUnavailable
+from server.store.redis import call
 
 
 class _SwallowingStore:
@@ -38,3 +42,27 @@ async def test_a_cancelled_timekeeper_stops_even_if_the_store_swallowed_the_canc
     done, _ = await asyncio.wait([task], timeout=5)
     assert task in done and task.cancelled()
     assert store.calls == 1  # it did not go round again
+
+
+async def _client_call_while_redis_is_away() -> None:
+    """A Redis client's call that answers a cancellation with a connection error."""
+    try:
+        await asyncio.sleep(60)
+    except asyncio.CancelledError as exc:
+        raise RedisConnectionError("Connection closed by server.") from exc
+
+
+async def test_a_redis_call_cancelled_while_redis_is_away_stays_cancelled():
+    task = asyncio.create_task(call(_client_call_while_redis_is_away(), 5))
+    await asyncio.sleep(0.01)
+    task.cancel()
+    done, _ = await asyncio.wait([task], timeout=5)
+    assert task in done and task.cancelled()
+
+
+async def test_a_redis_call_that_fails_while_redis_is_away_is_the_store_unavailable():
+    async def refused() -> None:
+        raise RedisConnectionError("Error 111 connecting to 127.0.0.1:1. Connection refused.")
+
+    with pytest.raises(StoreUnavailable, match="Connection refused"):
+        await call(refused(), 5)
