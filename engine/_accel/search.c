@@ -60,7 +60,8 @@ typedef struct {
     PyObject *eval_obj;   /* engine._accel.Evaluation: keeps ``e`` alive */
     const Tab *t;
     const eval_tables *e;
-    TTEntry *tt;
+    void *tt_block; /* as allocated (take_tt) */
+    TTEntry *tt;    /* in it, from a cache line's start */
     uint64_t tt_mask;
     uint64_t salt; /* XORed into the keys this Search stores (see spare_tt) */
     uint8_t generation; /* bumped each search: entries of earlier moves are replaced first */
@@ -740,33 +741,38 @@ static PyObject *principal_variation(SearchObject *s, const Root *r, int first)
  * Search XORs its own salt into the keys it stores, so another's entries never match
  * (but with odds 2^-64 each, and a matched entry's move is checked against the real
  * moves anyway). Only touched with the GIL held. */
-static TTEntry *spare_tt;
+static void *spare_tt; /* the allocated block; the table starts at its first cache line */
 static uint64_t spare_entries;
 
-static TTEntry *take_tt(uint64_t entries)
+/* The table in a block from take_tt: aligned to a cache line, so a bucket is one read. */
+static TTEntry *tt_in(void *block)
 {
-    if (spare_tt && spare_entries == entries) {
-        TTEntry *tt = spare_tt;
-        spare_tt = NULL;
-        return tt;
-    }
-    /* Aligned to a cache line, so a bucket is read in one. */
-    void *tt = NULL;
-    if (posix_memalign(&tt, 64, entries * sizeof(TTEntry)) != 0)
-        return NULL;
-    memset(tt, 0, entries * sizeof(TTEntry));
-    return tt;
+    return (TTEntry *)(((uintptr_t)block + 63) & ~(uintptr_t)63);
 }
 
-static void give_back_tt(TTEntry *tt, uint64_t entries)
+static void *take_tt(uint64_t entries)
 {
-    if (!tt)
+    if (spare_tt && spare_entries == entries) {
+        void *block = spare_tt;
+        spare_tt = NULL;
+        return block;
+    }
+    /* calloc, not an aligned allocation and a memset: the kernel hands out a large
+     * block's pages zeroed as they are first touched, so a short search pays only for
+     * the pages it uses (a memset of the whole table made small searches 1.5 times
+     * slower). One bucket more leaves room to align. */
+    return PyMem_RawCalloc(entries + BUCKET, sizeof(TTEntry));
+}
+
+static void give_back_tt(void *block, uint64_t entries)
+{
+    if (!block)
         return;
     if (spare_tt) {
-        free(tt);
+        PyMem_RawFree(block);
         return;
     }
-    spare_tt = tt;
+    spare_tt = block;
     spare_entries = entries;
 }
 
@@ -782,7 +788,7 @@ static uint64_t new_salt(void)
 
 static void search_dealloc(SearchObject *self)
 {
-    give_back_tt(self->tt, self->tt_mask + 1);
+    give_back_tt(self->tt_block, self->tt_mask + 1);
     PyMem_RawFree(self->history);
     PyMem_RawFree(self->moves);
     PyMem_RawFree(self->keys);
@@ -812,12 +818,13 @@ static int search_init(SearchObject *self, PyObject *args, PyObject *kwds)
     uint64_t entries = 1;
     while (entries < (uint64_t)tt_size * 4 || entries < BUCKET)
         entries <<= 1;
-    give_back_tt(self->tt, self->tt_mask + 1);
+    give_back_tt(self->tt_block, self->tt_mask + 1);
     PyMem_RawFree(self->history);
     PyMem_RawFree(self->moves);
     PyMem_RawFree(self->keys);
     PyMem_RawFree(self->order);
-    self->tt = take_tt(entries);
+    self->tt_block = take_tt(entries);
+    self->tt = self->tt_block ? tt_in(self->tt_block) : NULL;
     self->tt_mask = entries - 1;
     self->history = PyMem_RawCalloc((size_t)t->size * t->size, sizeof(int64_t));
     self->moves = PyMem_RawMalloc(sizeof(CMove) * MOVE_STACK);
