@@ -345,14 +345,8 @@ static void tt_store(SearchObject *s, uint64_t key, int depth, int score, int fl
         score += ply;
     else if (score < -WIN_BOUND)
         score -= ply;
-    TTEntry *b = &s->tt[key & s->tt_mask & ~(uint64_t)(BUCKET - 1)];
     uint64_t stamp = key ^ s->salt;
-    TTEntry *e = NULL;
-    for (int i = 0; i < BUCKET; i++)
-        if (b[i].key == stamp) {
-            e = &b[i];
-            break;
-        }
+    TTEntry *e = tt_find(s, key);
     if (e) {
         /* Keep a deeper result of the same position, unless this one is exact. */
         if (e->depth > depth && flag != EXACT)
@@ -360,6 +354,7 @@ static void tt_store(SearchObject *s, uint64_t key, int depth, int score, int fl
     } else {
         /* Replace the shallowest entry, counting an earlier search's as 8 plies
          * shallower a search ago (Stockfish's rule, with Scan 2.0's four a bucket). */
+        TTEntry *b = &s->tt[key & s->tt_mask & ~(uint64_t)(BUCKET - 1)];
         int worst = 1 << 30;
         for (int i = 0; i < BUCKET; i++) {
             int age = (s->generation - (b[i].flag >> GEN_SHIFT)) & GEN_MASK;
