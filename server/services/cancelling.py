@@ -57,4 +57,4 @@ async def stop_all(
             task.get_name(),
             timeout,
         )
-    return sorted(pending, key=tasks.index)
+    return [task for task in tasks if task in pending]
