@@ -37,7 +37,9 @@ stopping, a pull towards 0, and ``--lam`` to train on a blend of each position's
 result and the score self-play's search gave it (``selfplay`` stores it) rather than
 the result alone; held-out positions are always scored against their results.
 ``--write`` stores the entries that are not 0 as ``engine/data/patterns/<rule set
-id>.json``.
+id>.json``; with ``--all-games`` the tables written are fitted again on every game,
+held-out ones included, with the pull and the number of steps the held-out games chose
+(twice the positions; the held-out error printed is then the half fit's).
 
     .venv/bin/python tools/texel.py patterns english /tmp/english.jsonl --lam 0.5 [--write]
 
@@ -446,6 +448,7 @@ def fit_patterns(
     write: bool,
     lr: float = 0.1,
     phases: int = 1,
+    all_games: bool = False,
 ) -> None:
     """Fit the rule set's pattern tables (``engine/patterns.py``) on top of its current
     evaluation: the score of each position is its static score without patterns plus
@@ -525,20 +528,23 @@ def fit_patterns(
     k = min((loss(zero, train, k), k) for k in (40, 60, 80, 100, 130, 160, 200, 260, 330))[1]
     base_train, base_held = loss(zero, train, k), loss(zero, held, k)
     print(f"K = {k}; squared error {base_train:.5f} (held out {base_held:.5f})", flush=True)
-    y = _blend_target(data, y, train, lam, k)
+    target = _blend_target(data, y, train if not all_games else np.ones_like(train), lam, k)
     seen = np.bincount(own[train].ravel(), minlength=n_table) + np.bincount(
         other[train].ravel(), minlength=n_table
     )
-    own_t, other_t, y_t, n_t = own[train], other[train], y[train], int(train.sum())
-    many_t, base_t = many[train], base[train]
-    if phases == 2:
-        own_te, other_te = own_t + n_table, other_t + n_table
-    best_held, best, best_reg = base_held, zero, None
-    for reg in regs:
+
+    def adam(reg: float, rows: Any, steps: int, check: bool) -> tuple[Any, float, int]:
+        """Adam from zero tables on ``rows`` for up to ``steps`` steps; with ``check``,
+        the held-out error every 10 steps picks the best tables and stops the run once
+        it has risen clearly: (tables, their held-out error, the step they were at)."""
+        own_t, other_t, y_t, n_t = own[rows], other[rows], target[rows], int(rows.sum())
+        many_t, base_t = many[rows], base[rows]
+        if phases == 2:
+            own_te, other_te = own_t + n_table, other_t + n_table
         theta = np.zeros(n_params)
         m = np.zeros(n_params)
         v = np.zeros(n_params)
-        run_best = base_held
+        run_best, run_theta, run_step = base_held, theta.copy(), 0
         for step in range(1, steps + 1):
             s = base_t + many_t * (theta[own_t].sum(axis=1) - theta[other_t].sum(axis=1))
             if phases == 2:
@@ -555,24 +561,36 @@ def fit_patterns(
             m = 0.9 * m + 0.1 * grad
             v = 0.999 * v + 0.001 * grad * grad
             theta -= lr * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-12)
-            if step % 10 == 0:
+            if check and step % 10 == 0:
                 h = loss(theta, held, k)
                 if h < run_best:
-                    run_best = h
-                    if h < best_held:
-                        best_held, best, best_reg = h, theta.copy(), reg
+                    run_best, run_theta, run_step = h, theta.copy(), step
                 elif h > run_best + 3e-4:
                     break
         print(
-            f"reg {reg}: {step} steps, error {loss(theta, train, k):.5f}, "
-            f"best held out {run_best:.5f}",
+            f"reg {reg}: {step} steps, error {loss(theta, train, k):.5f}"
+            + (f", best held out {run_best:.5f} at step {run_step}" if check else ""),
             flush=True,
         )
+        return (run_theta, run_best, run_step) if check else (theta, float("nan"), step)
+
+    best_held, best, best_reg, best_step = base_held, zero, None, 0
+    for reg in regs:
+        theta, h, step = adam(reg, train, steps, check=True)
+        if h < best_held:
+            best_held, best, best_reg, best_step = h, theta, reg, step
+    final_held = loss(np.round(best), held, k)
+    if all_games and best_reg is not None:
+        # The held-out games chose the pull and the number of steps; the tables written
+        # are then fitted again on every game (twice the positions) with that choice,
+        # so the error printed below is the half fit's, not theirs.
+        print(f"fitting again on all {len(data)} positions: reg {best_reg}, {best_step} steps")
+        best = adam(best_reg, np.ones_like(train), best_step, check=False)[0]
     rounded = np.round(best)
-    final_held = loss(rounded, held, k)
     used = rounded != 0
     print(
-        f"{variant}: kept reg {best_reg}; held-out error {base_held:.5f} -> {final_held:.5f}; "
+        f"{variant}: kept reg {best_reg}; held-out error {base_held:.5f} -> {final_held:.5f}"
+        f"{' (the half fit; the tables are fitted on all games)' if all_games else ''}; "
         f"{int(used.sum())} entries not 0 of {n_params} ({int((seen > 0).sum())} seen), "
         f"mean |entry| {np.abs(rounded[used]).mean() if used.any() else 0:.1f}, "
         f"max {np.abs(rounded).max():.0f}; took {time.perf_counter() - started:.0f} s"
@@ -801,6 +819,12 @@ def main() -> int:
         default=1,
         help="2: tables for many men and for few, blended by the men left",
     )
+    pp.add_argument(
+        "--all-games",
+        action="store_true",
+        help="write tables fitted again on every game, with the pull and steps the held-out "
+        "games chose",
+    )
     pp.add_argument("--write", action="store_true")
     args = parser.parse_args()
     if args.command == "selfplay":
@@ -827,6 +851,7 @@ def main() -> int:
             args.write,
             args.lr,
             args.phases,
+            args.all_games,
         )
     else:
         fit(
