@@ -603,7 +603,8 @@ def fit_patterns(
         path = PATTERNS_DIR / f"{rules.id}.json"
         stored = {
             "fitted": f"tools/texel.py patterns, {len(data)} positions, K {k}, reg {best_reg}, "
-            f"held-out squared error {base_held:.5f} -> {final_held:.5f}",
+            f"held-out squared error {base_held:.5f} -> {final_held:.5f}"
+            + (f" (half fit; then {best_step} steps on all games)" if all_games else ""),
             "regions": n_reg,
             "entries": entries_of(tables),
         }
