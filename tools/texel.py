@@ -378,29 +378,21 @@ def fit(variant: str, paths: list[Path], regs: list[float], steps: int, write: b
     Xt, yt = X[train], y[train]
     best_held, best, best_reg = base_held, prior.copy(), None
     for reg in regs:
-        theta = prior.copy()
-        m = np.zeros_like(theta)
-        v = np.zeros_like(theta)
-        lr = 0.1
-        run_best = base_held
-        for step in range(1, steps + 1):
-            s = np.clip(Xt @ theta, -clip, clip) / k
-            p = 1 / (1 + np.exp(-s))
+
+        def gradient(theta: Any, reg: float = reg) -> Any:
+            p = 1 / (1 + np.exp(-np.clip(Xt @ theta, -clip, clip) / k))
             g_s = -2 * (yt - p) * p * (1 - p) / k
-            grad = Xt.T @ g_s / len(yt) + 2 * reg * (theta - prior) / (MAN * MAN) / len(theta)
-            m = 0.9 * m + 0.1 * grad
-            v = 0.999 * v + 0.001 * grad * grad
-            theta -= lr * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-12)
-            if step % 10 == 0:
-                h = loss(theta, held, k)
-                if h < run_best:
-                    run_best = h
-                    if h < best_held:
-                        best_held, best, best_reg = h, theta.copy(), reg
-                elif h > run_best + 3e-4:
-                    break  # early stopping: it has begun to learn the games, not the game
+            return Xt.T @ g_s / len(yt) + 2 * reg * (theta - prior) / (MAN * MAN) / len(theta)
+
+        # Early stopping: once the held-out error rises, it has begun to learn the
+        # games, not the game.
+        theta, run_best, _, taken = _adam(
+            prior, gradient, lambda t: loss(t, held, k), steps, lr=0.1
+        )
+        if run_best < best_held:
+            best_held, best, best_reg = run_best, theta, reg
         print(
-            f"reg {reg}: {step} steps, error {loss(theta, train, k):.5f}, "
+            f"reg {reg}: {taken} steps, error {loss(theta, train, k):.5f}, "
             f"best held out {run_best:.5f}",
             flush=True,
         )
@@ -535,17 +527,14 @@ def fit_patterns(
 
     def adam(reg: float, rows: Any, steps: int, check: bool) -> tuple[Any, float, int]:
         """Adam from zero tables on ``rows`` for up to ``steps`` steps; with ``check``,
-        the held-out error every 10 steps picks the best tables and stops the run once
-        it has risen clearly: (tables, their held-out error, the step they were at)."""
+        the held-out error picks the best tables and ends the run (``_adam``): (tables,
+        their held-out error, the step they were at)."""
         own_t, other_t, y_t, n_t = own[rows], other[rows], target[rows], int(rows.sum())
         many_t, base_t = many[rows], base[rows]
         if phases == 2:
             own_te, other_te = own_t + n_table, other_t + n_table
-        theta = np.zeros(n_params)
-        m = np.zeros(n_params)
-        v = np.zeros(n_params)
-        run_best, run_theta, run_step = base_held, theta.copy(), 0
-        for step in range(1, steps + 1):
+
+        def gradient(theta: Any) -> Any:
             s = base_t + many_t * (theta[own_t].sum(axis=1) - theta[other_t].sum(axis=1))
             if phases == 2:
                 s += (1 - many_t) * (theta[own_te].sum(axis=1) - theta[other_te].sum(axis=1))
@@ -557,22 +546,16 @@ def fit_patterns(
                 grad[phase * n_table : (phase + 1) * n_table] = np.bincount(
                     own_t.ravel(), weights=gs, minlength=n_table
                 ) - np.bincount(other_t.ravel(), weights=gs, minlength=n_table)
-            grad = grad / n_t + 2 * reg * theta / (MAN * MAN) / n_t
-            m = 0.9 * m + 0.1 * grad
-            v = 0.999 * v + 0.001 * grad * grad
-            theta -= lr * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-12)
-            if check and step % 10 == 0:
-                h = loss(theta, held, k)
-                if h < run_best:
-                    run_best, run_theta, run_step = h, theta.copy(), step
-                elif h > run_best + 3e-4:
-                    break
+            return grad / n_t + 2 * reg * theta / (MAN * MAN) / n_t
+
+        held_loss = (lambda t: loss(t, held, k)) if check else None
+        theta, run_best, run_step, taken = _adam(zero, gradient, held_loss, steps, lr)
         print(
-            f"reg {reg}: {step} steps, error {loss(theta, train, k):.5f}"
+            f"reg {reg}: {taken} steps, error {loss(theta, train, k):.5f}"
             + (f", best held out {run_best:.5f} at step {run_step}" if check else ""),
             flush=True,
         )
-        return (run_theta, run_best, run_step) if check else (theta, float("nan"), step)
+        return theta, run_best, run_step
 
     best_held, best, best_reg, best_step = base_held, zero, None, 0
     for reg in regs:
@@ -688,8 +671,8 @@ def fit_terms(
             g = -2 * (yt - p) * p * (1 - p) / k
             return Xt.T @ g / len(yt) + 2 * reg * (theta - prior) / (MAN * MAN)
 
-        theta, run_best, taken = _adam(
-            prior.copy(), gradient, lambda t: loss(t, held, k, target), steps, lr=0.1
+        theta, run_best, _, taken = _adam(
+            prior, gradient, lambda t: loss(t, held, k, target), steps, lr=0.1
         )
         print(f"reg {reg}: {taken} steps, best held out {run_best:.5f}", flush=True)
         if run_best < best_held:
@@ -736,28 +719,33 @@ def _blend_target(data: list[list[Any]], y: Any, train: Any, lam: float, k: floa
 
 def _adam(
     theta: Any, gradient: Any, held_loss: Any, steps: int, lr: float
-) -> tuple[Any, float, int]:
-    """Adam from ``theta`` along ``gradient`` (a function of theta), keeping the theta of
-    the lowest ``held_loss`` (checked every 10 steps) and stopping once that loss has
-    risen clearly above its best: (best theta, its held-out loss, steps taken)."""
+) -> tuple[Any, float, int, int]:
+    """Adam from ``theta`` along ``gradient`` (a function of theta). With a ``held_loss``
+    (checked every 10 steps) it keeps the theta of the lowest and stops once that loss
+    has risen clearly above its best; with None it runs all ``steps`` and keeps the
+    last: (theta kept, its held-out loss or nan, the step it was at, steps taken)."""
     import numpy as np
 
     m = np.zeros_like(theta)
     v = np.zeros_like(theta)
-    best, best_loss = theta.copy(), held_loss(theta)
+    best, best_loss, best_step = theta.copy(), float("nan"), 0
+    if held_loss is not None:
+        best_loss = held_loss(theta)
     step = 0
     for step in range(1, steps + 1):
         grad = gradient(theta)
         m = 0.9 * m + 0.1 * grad
         v = 0.999 * v + 0.001 * grad * grad
         theta = theta - lr * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-12)
-        if step % 10 == 0:
+        if held_loss is None:
+            best, best_step = theta, step
+        elif step % 10 == 0:
             h = held_loss(theta)
             if h < best_loss:
-                best, best_loss = theta.copy(), h
+                best, best_loss, best_step = theta.copy(), h, step
             elif h > best_loss + 3e-4:
                 break
-    return best, best_loss, step
+    return best, best_loss, best_step, step
 
 
 def to_weights(rules: Rules, feats: Features, theta: list[int]) -> Weights:
